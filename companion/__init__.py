@@ -1,0 +1,1 @@
+"""The companion: the command line and the Flask app wiring vision, scoring and printables."""

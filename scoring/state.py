@@ -1,0 +1,259 @@
+"""Reading and writing the one board-state JSON format shared by every game.
+
+The format is documented in docs/formats.md. Parsing is strict: a state that the
+rules cannot trust is refused with a message naming the offending entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+from .model import (
+    STATE_FORMAT,
+    BoardState,
+    Cell,
+    ComponentId,
+    Placement,
+    Player,
+    PlayerId,
+    StateError,
+)
+
+_TOP_FIELDS = {"format", "game", "players", "options", "placements", "extras", "unknown"}
+_PLAYER_FIELDS = {"id", "name", "colour", "seat"}
+_PLACEMENT_FIELDS = {"component", "area", "cell", "rotation", "face_up", "on", "slot"}
+_UNKNOWN_FIELDS = {"area", "cell", "slot", "on", "note"}
+
+#: Game hook: given a placement, return a problem sentence or None when the place exists.
+PlaceCheck = Callable[[Placement], "str | None"]
+
+
+def parse_cell(value: Any, where: str) -> Cell | None:
+    """A cell is ``[x, y]`` (two integers), a space name, or null."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if not value or len(value) > 40:
+            raise StateError(f"{where}: cell name must be 1-40 characters")
+        return value
+    if (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        return (int(value[0]), int(value[1]))
+    raise StateError(f"{where}: cell must be [x, y] integers or a space name, got {value!r}")
+
+
+def cell_to_json(cell: Cell | None) -> Any:
+    return list(cell) if isinstance(cell, tuple) else cell
+
+
+def _require_mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise StateError(f"{where}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def _check_fields(obj: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(obj) - allowed)
+    if extra:
+        raise StateError(f"{where}: unknown field(s) {', '.join(map(repr, extra))}")
+
+
+def _string(obj: Mapping[str, Any], key: str, where: str, *, required: bool = True) -> str | None:
+    if key not in obj or obj[key] is None:
+        if required:
+            raise StateError(f"{where}: missing {key!r}")
+        return None
+    v = obj[key]
+    if not isinstance(v, str) or not v:
+        raise StateError(f"{where}: {key!r} must be a non-empty string, got {v!r}")
+    return v
+
+
+def _int(obj: Mapping[str, Any], key: str, where: str, default: int | None) -> int | None:
+    v = obj.get(key, default)
+    if v is None:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise StateError(f"{where}: {key!r} must be an integer, got {v!r}")
+    return v
+
+
+def _parse_player(raw: Any, i: int) -> Player:
+    where = f"players[{i}]"
+    obj = _require_mapping(raw, where)
+    _check_fields(obj, _PLAYER_FIELDS, where)
+    pid = _string(obj, "id", where)
+    name = _string(obj, "name", where, required=False) or pid
+    colour = _string(obj, "colour", where, required=False) or ""
+    seat = _int(obj, "seat", where, i)
+    assert pid is not None and seat is not None  # guaranteed by the helpers above
+    return Player(PlayerId(pid), name, colour, seat)
+
+
+def _parse_placement(raw: Any, where: str, *, unknown: bool = False) -> Placement:
+    obj = _require_mapping(raw, where)
+    _check_fields(obj, _UNKNOWN_FIELDS if unknown else _PLACEMENT_FIELDS, where)
+    component = "?" if unknown else _string(obj, "component", where)
+    area = _string(obj, "area", where)
+    rotation = 0 if unknown else _int(obj, "rotation", where, 0)
+    face_up = True if unknown else obj.get("face_up", True)
+    if not isinstance(face_up, bool):
+        raise StateError(f"{where}: 'face_up' must be true or false, got {face_up!r}")
+    on = _string(obj, "on", where, required=False)
+    slot = _int(obj, "slot", where, None)
+    assert component is not None and area is not None and rotation is not None
+    return Placement(
+        ComponentId(component),
+        area,
+        parse_cell(obj.get("cell"), where),
+        rotation,
+        face_up,
+        ComponentId(on) if on else None,
+        slot,
+    )
+
+
+def parse_state(
+    data: Any,
+    *,
+    game: str,
+    components: Collection[str],
+    options: Mapping[str, Any],
+    check_place: PlaceCheck | None = None,
+) -> BoardState:
+    """Parse a state document for ``game``; every structural fault raises StateError.
+
+    ``options`` are the game's option names with their defaults: unknown options are
+    refused, missing ones take the default. ``check_place`` is the game's geometry.
+    """
+    doc = _require_mapping(data, "state")
+    _check_fields(doc, _TOP_FIELDS, "state")
+    fmt = doc.get("format")
+    if fmt != STATE_FORMAT:
+        raise StateError(f"state: 'format' must be {STATE_FORMAT}, got {fmt!r}")
+    g = doc.get("game")
+    if g != game:
+        raise StateError(f"state: 'game' is {g!r}, expected {game!r}")
+
+    raw_players = doc.get("players", [])
+    if not isinstance(raw_players, list):
+        raise StateError("state: 'players' must be a list")
+    players = tuple(_parse_player(p, i) for i, p in enumerate(raw_players))
+    seen_players: set[str] = set()
+    for i, p in enumerate(players):
+        if p.id in seen_players:
+            raise StateError(f"players[{i}]: player id {p.id!r} appears twice")
+        seen_players.add(p.id)
+
+    raw_options = _require_mapping(doc.get("options", {}), "options")
+    unknown_opts = sorted(set(raw_options) - set(options))
+    if unknown_opts:
+        raise StateError(
+            f"options: unknown option(s) {', '.join(map(repr, unknown_opts))};"
+            f" this game knows {', '.join(sorted(options)) or 'none'}"
+        )
+    merged = dict(options)
+    for k, v in raw_options.items():
+        default = options[k]
+        if default is not None and type(v) is not type(default):
+            raise StateError(
+                f"options: {k!r} must be {type(default).__name__}, got {v!r}"
+            )
+        merged[k] = v
+
+    extras = dict(_require_mapping(doc.get("extras", {}), "extras"))
+
+    raw_placements = doc.get("placements", [])
+    if not isinstance(raw_placements, list):
+        raise StateError("state: 'placements' must be a list")
+    known = set(components)
+    placements: list[Placement] = []
+    first_seen: dict[str, int] = {}
+    occupied: dict[tuple[Any, ...], int] = {}
+    for i, raw in enumerate(raw_placements):
+        where = f"placements[{i}]"
+        p = _parse_placement(raw, where)
+        where = f"placements[{i}] ({p.component})"
+        if p.component not in known:
+            raise StateError(f"{where}: unknown component {p.component!r} for {game}")
+        if p.component in first_seen:
+            raise StateError(
+                f"{where}: the same component appears twice"
+                f" (also placements[{first_seen[p.component]}])"
+            )
+        first_seen[p.component] = i
+        key: tuple[Any, ...] | None = None
+        if p.on is not None:
+            if p.slot is not None:
+                key = ("on", p.on, p.slot)
+        elif p.cell is not None:
+            key = ("cell", p.area, p.cell)
+        if key is not None:
+            if key in occupied:
+                j = occupied[key]
+                place = f"slot {p.slot} of {p.on}" if p.on else f"cell {cell_to_json(p.cell)} of {p.area}"
+                raise StateError(
+                    f"{where}: {place} already holds"
+                    f" {placements[j].component} (placements[{j}])"
+                )
+            occupied[key] = i
+        if check_place is not None:
+            problem = check_place(p)
+            if problem:
+                raise StateError(f"{where}: {problem}")
+        placements.append(p)
+    for i, p in enumerate(placements):
+        if p.on is not None and p.on not in first_seen:
+            raise StateError(
+                f"placements[{i}] ({p.component}): lies on {p.on!r}, which is not on the table"
+            )
+
+    raw_unknown = doc.get("unknown", [])
+    if not isinstance(raw_unknown, list):
+        raise StateError("state: 'unknown' must be a list")
+    unknown = tuple(
+        _parse_placement(u, f"unknown[{i}]", unknown=True) for i, u in enumerate(raw_unknown)
+    )
+    return BoardState(game, players, tuple(placements), merged, extras, unknown)
+
+
+def state_to_json(state: BoardState) -> dict[str, Any]:
+    """The inverse of parse_state: a document that parses back to an equal state."""
+
+    def placement(p: Placement) -> dict[str, Any]:
+        out: dict[str, Any] = {"component": p.component, "area": p.area}
+        if p.cell is not None:
+            out["cell"] = cell_to_json(p.cell)
+        if p.rotation:
+            out["rotation"] = p.rotation
+        if not p.face_up:
+            out["face_up"] = False
+        if p.on is not None:
+            out["on"] = p.on
+        if p.slot is not None:
+            out["slot"] = p.slot
+        return out
+
+    doc: dict[str, Any] = {
+        "format": STATE_FORMAT,
+        "game": state.game,
+        "players": [
+            {"id": p.id, "name": p.name, "colour": p.colour, "seat": p.seat}
+            if p.colour
+            else {"id": p.id, "name": p.name, "seat": p.seat}
+            for p in state.players
+        ],
+        "options": dict(state.options),
+        "placements": [placement(p) for p in state.placements],
+    }
+    if state.extras:
+        doc["extras"] = dict(state.extras)
+    if state.unknown:
+        doc["unknown"] = [
+            {k: v for k, v in placement(u).items() if k != "component"} for u in state.unknown
+        ]
+    return doc

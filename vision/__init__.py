@@ -1,0 +1,1 @@
+"""Vision: frame -> markers -> components -> table plane -> per-game board state."""
