@@ -10,6 +10,10 @@ from .model import Game, UnknownGameError
 #: Game id -> module exposing ``GAME``. Adding a game is one line here.
 _GAME_MODULES: dict[str, str] = {
     "habitats": "scoring.habitats",
+    "rainforest": "scoring.rainforest",
+    "biomos": "scoring.biomos",
+    "phylo": "scoring.phylo",
+    "borneo": "scoring.borneo",
 }
 
 

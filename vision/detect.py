@@ -77,9 +77,32 @@ class DetectConfig:
     """Sub-pixel corner refinement of tags: better plane fits for ~10 % more time."""
     tag_decimate: float = 1.0
     """AprilTag quad decimation; 1.0 finds the smallest tags, 2.0 is faster on close views."""
+    min_candidate_px: float = 12.0
+    """Undecoded tag quads smaller than this side (pixels) are noise, not unreadable markers."""
 
 
-Detector = Callable[[np.ndarray, DetectConfig], list[Detection]]
+@dataclass(frozen=True, slots=True, eq=False)
+class Candidate:
+    """Something shaped like a marker that did not decode (a tag quad, a damaged QR code)."""
+
+    kind: MarkerKind
+    corners: np.ndarray
+    """(4, 2) float64 image pixels, in the detector's order."""
+
+    @property
+    def centre(self) -> np.ndarray:
+        return self.corners.mean(axis=0)
+
+
+@dataclass(frozen=True, slots=True)
+class Detected:
+    """Everything the detectors saw in a frame: decoded markers and undecoded candidates."""
+
+    markers: tuple[Detection, ...]
+    candidates: tuple[Candidate, ...]
+
+
+Detector = Callable[[np.ndarray, DetectConfig], tuple[list[Detection], list[Candidate]]]
 
 
 def _ordered(points: np.ndarray) -> np.ndarray:
@@ -96,12 +119,14 @@ def _quality(kind: MarkerKind, corners: np.ndarray) -> float:
     return side / MODULES[kind]
 
 
-def detect_qr_zxing(gray: np.ndarray, config: DetectConfig) -> list[Detection]:
+def detect_qr_zxing(gray: np.ndarray, config: DetectConfig) -> tuple[list[Detection], list[Candidate]]:
     """QR codes through zxing-cpp, which returns corners in the symbol's own order."""
     out: list[Detection] = []
-    for r in zxingcpp.read_barcodes(gray, formats=zxingcpp.BarcodeFormat.QRCode):
-        if not r.valid:
-            continue
+    failed: list[Candidate] = []
+    results = zxingcpp.read_barcodes(
+        gray, formats=zxingcpp.BarcodeFormat.QRCode, try_invert=False, return_errors=True
+    )
+    for r in results:
         pos = r.position
         pts = np.array(
             [
@@ -112,14 +137,14 @@ def detect_qr_zxing(gray: np.ndarray, config: DetectConfig) -> list[Detection]:
             ],
             dtype=np.float64,
         )
-        # zxing reports module centres of the outermost modules; grow by half a module.
-        centre = pts.mean(axis=0)
-        pts = centre + (pts - centre) * (MODULES[MarkerKind.QR] / (MODULES[MarkerKind.QR] - 1))
         corners = _ordered(pts)
+        if not r.valid:
+            failed.append(Candidate(MarkerKind.QR, corners))
+            continue
         out.append(
             Detection(MarkerKind.QR, corners, payload=r.text, quality=_quality(MarkerKind.QR, corners))
         )
-    return out
+    return out, failed
 
 
 @cache
@@ -133,19 +158,24 @@ def _aruco_detector(refine: bool, decimate: float) -> cv2.aruco.ArucoDetector:
     return cv2.aruco.ArucoDetector(dictionary, params)
 
 
-def detect_tags_aruco(gray: np.ndarray, config: DetectConfig) -> list[Detection]:
+def detect_tags_aruco(gray: np.ndarray, config: DetectConfig) -> tuple[list[Detection], list[Candidate]]:
     """AprilTag 36h11 through OpenCV's aruco module (corners clockwise from the tag's top-left)."""
     detector = _aruco_detector(config.tag_refine, config.tag_decimate)
-    corners, ids, _rejected = detector.detectMarkers(gray)
+    corners, ids, rejected = detector.detectMarkers(gray)
     out: list[Detection] = []
+    failed = [
+        Candidate(MarkerKind.TAG, _ordered(c.reshape(4, 2)))
+        for c in rejected
+        if cv2.contourArea(c.reshape(4, 2).astype(np.float32)) >= config.min_candidate_px**2
+    ]
     if ids is None:
-        return out
+        return out, failed
     for c, i in zip(corners, ids.ravel()):
         pts = _ordered(c.reshape(4, 2))
         out.append(
             Detection(MarkerKind.TAG, pts, tag_id=int(i), quality=_quality(MarkerKind.TAG, pts))
         )
-    return out
+    return out, failed
 
 
 #: Detector name -> function; register another decoder here to swap it in.
@@ -155,16 +185,27 @@ DETECTORS: dict[str, Detector] = {
 }
 
 
-def detect_markers(frame: Frame | np.ndarray, *, config: DetectConfig = DetectConfig()) -> tuple[Detection, ...]:
-    """Every QR code and tag of the frame, QR codes first, each in a stable order."""
+def detect_all(frame: Frame | np.ndarray, *, config: DetectConfig = DetectConfig()) -> Detected:
+    """Decoded markers (QR codes first, in reading order) and undecoded candidates."""
     gray = frame.gray if isinstance(frame, Frame) else frame
     if gray.ndim == 3:
         gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
     found: list[Detection] = []
+    failed: list[Candidate] = []
     for name in (config.qr, config.tags):
         if name is None:
             continue
         if name not in DETECTORS:
             raise ValueError(f"unknown detector {name!r}; known: {', '.join(DETECTORS)}")
-        found.extend(DETECTORS[name](gray, config))
-    return tuple(sorted(found, key=lambda d: (d.kind.value, float(d.centre[1]), float(d.centre[0]))))
+        markers, candidates = DETECTORS[name](gray, config)
+        found.extend(markers)
+        failed.extend(candidates)
+    found.sort(key=lambda d: (d.kind.value, float(d.centre[1]), float(d.centre[0])))
+    return Detected(tuple(found), tuple(failed))
+
+
+def detect_markers(
+    frame: Frame | np.ndarray, *, config: DetectConfig = DetectConfig()
+) -> tuple[Detection, ...]:
+    """Every QR code and tag of the frame, QR codes first, each in reading order."""
+    return detect_all(frame, config=config).markers

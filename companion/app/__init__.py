@@ -1,0 +1,81 @@
+"""The companion's web app: live table, score sheets, printables and history in a browser.
+
+``create_app`` builds the Flask app (blueprints per concern, SQLite store and secret key
+in the instance folder); ``serve`` runs it for ``companion serve``. No game rules live
+here: every decision is asked of ``scoring``, ``vision`` and ``printables``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from . import db, errors, security
+from .server import serve
+
+__all__ = ["create_app", "serve"]
+
+#: Uploads above this are refused with 413 before any decoding (a 1080p JPEG is ~1 MiB).
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """The application factory: configuration, instance folder, store, blueprints."""
+    instance = (test_config or {}).get("INSTANCE_PATH")
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        instance_path=str(instance) if instance else None,
+    )
+    app.config.from_mapping(
+        DATABASE=str(Path(app.instance_path) / "companion.sqlite"),
+        MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
+        MAX_FORM_MEMORY_SIZE=MAX_UPLOAD_BYTES,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        ALLOWED_HOSTS=("localhost", "127.0.0.1", "::1"),
+        JOIN_CODE=None,
+        LAN=False,
+        HOST_CAMERA=None,
+        JSON_SORT_KEYS=False,
+    )
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path) / "secret_key")
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+
+    db.init_app(app)
+    security.init_app(app)
+    errors.init_app(app)
+
+    from . import api, camera, history, pages, prints
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(history.bp)
+    app.register_blueprint(prints.bp)
+    app.register_blueprint(camera.bp)
+    camera.init_app(app)
+    return app
+
+
+def _secret_key(path: Path) -> str:
+    """Generated once and kept in the instance folder, so sessions survive a restart."""
+    try:
+        key = path.read_text("ascii").strip()
+        if len(key) >= 32:
+            return key
+    except FileNotFoundError:
+        pass
+    key = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(key + "\n")
+    return key

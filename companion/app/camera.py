@@ -1,0 +1,217 @@
+"""The host camera: a camera on the machine running the app (a Pi over the table).
+
+One thread reads frames with OpenCV and keeps the last few as JPEG; every browser
+watching a game asks for the newest frame's recognition, which is computed once per
+frame and game and shared, so a tablet and the players' phones see the same overlay.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from flask import Blueprint, Flask, Response, current_app, jsonify, url_for
+
+from . import services, store
+from .errors import AppError
+
+bp = Blueprint("camera", __name__)
+
+#: Frames kept so that a browser can fetch the exact image its overlay was computed on.
+KEEP_FRAMES = 4
+#: JPEG encodes per second at most: the live loop never needs more, and a Pi has 4 cores.
+MAX_FPS = 8.0
+JPEG_QUALITY = 85
+
+
+class FrameReader(Protocol):
+    """Anything with OpenCV's ``read() -> (ok, frame)`` and ``release()``."""
+
+    def read(self) -> tuple[bool, Any]: ...
+
+    def release(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class HostFrame:
+    seq: int
+    jpeg: bytes
+    taken: float
+    """time.monotonic() when the frame was read."""
+
+
+class HostCamera:
+    """Reads a camera (index) or a video file (path, looped) on a background thread."""
+
+    def __init__(self, source: int | str | Callable[[], FrameReader], *, max_fps: float = MAX_FPS) -> None:
+        self.source = source
+        self.max_fps = max_fps
+        self._frames: OrderedDict[int, HostFrame] = OrderedDict()
+        self._lock = threading.Lock()
+        self._results: OrderedDict[tuple[int, str], dict[str, Any]] = OrderedDict()
+        self._recognise_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.error: str | None = None
+        self._seq = 0
+
+    def _open(self) -> FrameReader:
+        import cv2
+
+        if callable(self.source):
+            return self.source()
+        cap = cv2.VideoCapture(self.source)
+        if isinstance(self.source, int):
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, 1920)
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 1080)
+        if not cap.isOpened():
+            raise OSError(f"cannot open camera {self.source!r}")
+        return cap
+
+    def check(self) -> None:
+        """Open and close the source once, so ``serve`` can refuse a missing camera."""
+        self._open().release()
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="host-camera", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _run(self) -> None:
+        import cv2
+
+        try:
+            reader = self._open()
+        except OSError as exc:
+            self.error = str(exc)
+            return
+        is_file = isinstance(self.source, str)
+        period = 1.0 / self.max_fps
+        next_at = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                ok, image = reader.read()
+                if not ok or image is None:
+                    if is_file:
+                        reader.release()
+                        reader = self._open()
+                        continue
+                    self.error = "the camera stopped sending frames"
+                    time.sleep(0.5)
+                    continue
+                now = time.monotonic()
+                if now < next_at:
+                    if is_file:
+                        time.sleep(next_at - now)
+                    else:
+                        continue
+                next_at = max(next_at + period, time.monotonic())
+                ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+                if ok:
+                    self._push(buf.tobytes())
+                    self.error = None
+        finally:
+            reader.release()
+
+    def _push(self, jpeg: bytes) -> None:
+        with self._lock:
+            self._seq += 1
+            self._frames[self._seq] = HostFrame(self._seq, jpeg, time.monotonic())
+            while len(self._frames) > KEEP_FRAMES:
+                self._frames.popitem(last=False)
+
+    def latest(self) -> HostFrame | None:
+        with self._lock:
+            if not self._frames:
+                return None
+            return next(reversed(self._frames.values()))
+
+    def frame(self, seq: int) -> HostFrame | None:
+        with self._lock:
+            return self._frames.get(seq)
+
+    def result(self, frame: HostFrame, play_id: str, compute: Callable[[bytes], dict[str, Any]]) -> dict[str, Any]:
+        """Recognise a frame once per game, whoever asks first; the others share it."""
+        key = (frame.seq, play_id)
+        with self._recognise_lock:
+            cached = self._results.get(key)
+            if cached is None:
+                cached = compute(frame.jpeg)
+                self._results[key] = cached
+                while len(self._results) > 2 * KEEP_FRAMES:
+                    self._results.popitem(last=False)
+            return cached
+
+
+def init_app(app: Flask) -> None:
+    source = app.config.get("HOST_CAMERA")
+    if source is None:
+        return
+    cam = HostCamera(source)
+    app.extensions["host_camera"] = cam
+    cam.start()
+
+
+def host_camera() -> HostCamera:
+    cam = current_app.extensions.get("host_camera")
+    if cam is None:
+        raise AppError(404, "no_host_camera", "this companion was started without --camera")
+    return cam
+
+
+@bp.get("/camera/status")
+def status() -> Response:
+    cam = current_app.extensions.get("host_camera")
+    if cam is None:
+        return jsonify({"host_camera": False})
+    last = cam.latest()
+    return jsonify(
+        {"host_camera": True, "frames": last.seq if last else 0, "error": cam.error}
+    )
+
+
+@bp.get("/camera/frames/<int:seq>.jpg")
+def frame_image(seq: int) -> Response:
+    frame = host_camera().frame(seq)
+    if frame is None:
+        raise AppError(404, "frame_gone", f"frame {seq} is no longer kept")
+    resp = Response(frame.jpeg, mimetype="image/jpeg")
+    resp.headers["Cache-Control"] = "private, max-age=60"
+    return resp
+
+
+@bp.get("/api/plays/<play_id>/host-frame")
+def host_frame(play_id: str) -> Response:
+    """The newest host-camera frame of this game's table, recognised, with its image link."""
+    from .api import frame_result
+
+    cam = host_camera()
+    play = store.get_play(play_id)
+    game = services.game_or_404(play.game)
+    frame = cam.latest()
+    if frame is None:
+        raise AppError(503, "camera_starting", cam.error or "no frame from the host camera yet")
+
+    def compute(jpeg: bytes) -> dict[str, Any]:
+        scan = services.recognise(jpeg, game, play.players, play.options)
+        return frame_result(play, scan)
+
+    last = store.latest(play.id)
+    doc = dict(cam.result(frame, f"{play.id}@{last.seq if last else 0}", compute))
+    doc["frame"] = {
+        "seq": frame.seq,
+        "url": url_for("camera.frame_image", seq=frame.seq),
+        "age_ms": round((time.monotonic() - frame.taken) * 1000),
+    }
+    return jsonify(doc)

@@ -1,0 +1,78 @@
+"""One error handler: bad input becomes a 4xx JSON answer with a reason, never a 500."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from scoring import ScoringError
+
+log = logging.getLogger(__name__)
+
+#: Path prefixes answered in JSON; pages get an HTML error page with the same status.
+JSON_PREFIXES = ("/api/", "/camera/", "/healthz", "/print/", "/samples/")
+
+
+class AppError(Exception):
+    """A refusal the client can act on: HTTP status, stable reason code and a sentence."""
+
+    def __init__(self, status: int, reason: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+        self.message = message
+        self.extra = extra
+
+
+def wants_json() -> bool:
+    """API routes, and any client that asked for JSON, get JSON errors."""
+    if request.path.startswith(JSON_PREFIXES):
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json"
+
+
+def error_response(status: int, reason: str, message: str, **extra: Any) -> Response:
+    if wants_json():
+        resp = jsonify({"error": reason, "message": message, "status": status, **extra})
+    else:
+        html = render_template("error.html", status=status, reason=reason, message=message)
+        resp = Response(html, mimetype="text/html")
+    resp.status_code = status
+    return resp
+
+
+def _reason_of(exc: HTTPException) -> str:
+    name = (exc.name or "error").lower().replace(" ", "_")
+    return "".join(ch for ch in name if ch.isalnum() or ch == "_")
+
+
+def init_app(app: Flask) -> None:
+    @app.errorhandler(AppError)
+    def _app_error(exc: AppError) -> Response:
+        return error_response(exc.status, exc.reason, exc.message, **exc.extra)
+
+    @app.errorhandler(ScoringError)
+    def _scoring_error(exc: ScoringError) -> Response:
+        return error_response(400, "bad_state", str(exc))
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Response:
+        status = exc.code or 500
+        message = exc.description or exc.name
+        if status >= 500:
+            log.error("internal error on %s %s", request.method, request.path)
+            message = "the companion hit an internal error"
+        if status == 413:
+            message = "upload too large: at most 20 MiB"
+        resp = error_response(status, _reason_of(exc), message)
+        if status == 405 and hasattr(exc, "valid_methods") and exc.valid_methods:
+            resp.headers["Allow"] = ", ".join(exc.valid_methods)
+        return resp
+
+    @app.errorhandler(RecursionError)
+    def _too_deep(_exc: RecursionError) -> Response:
+        return error_response(400, "bad_json", "JSON nested too deeply")

@@ -1,0 +1,109 @@
+"""``companion serve``: localhost by default; ``--lan`` listens on the network behind a join code."""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+import socket
+import sys
+from typing import Any
+
+from .security import is_loopback
+
+JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud across a table
+JOIN_LENGTH = 6
+EXIT_USAGE = 2
+
+
+def join_code() -> str:
+    return "".join(secrets.choice(JOIN_ALPHABET) for _ in range(JOIN_LENGTH))
+
+
+def local_addresses() -> list[str]:
+    """This machine's own addresses, from its name (no packet is sent anywhere)."""
+    found: list[str] = []
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None)
+    except OSError:
+        infos = []
+    for info in infos:
+        addr = str(info[4][0])
+        try:
+            ip = ipaddress.ip_address(addr.split("%", 1)[0])
+        except ValueError:
+            continue
+        if not ip.is_loopback and not ip.is_link_local and addr not in found:
+            found.append(addr)
+    return found
+
+
+def allowed_hosts(host: str, network: bool) -> tuple[str, ...]:
+    names = {"localhost", "127.0.0.1", "::1"}
+    if network:
+        hostname = socket.gethostname().lower()
+        names |= {hostname, f"{hostname}.local", *local_addresses()}
+        if host not in ("0.0.0.0", "::"):
+            names.add(host.lower())
+    return tuple(sorted(names))
+
+
+def _fail(message: str) -> int:
+    print(f"companion: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 5000,
+    lan: bool = False,
+    camera: int | None = None,
+    debug: bool = False,
+) -> int:
+    """Run the app until interrupted; returns a process exit code."""
+    from werkzeug.serving import run_simple
+
+    from . import create_app
+    from .camera import HostCamera
+
+    if lan and is_loopback(host) or lan and host == "localhost":
+        host = "0.0.0.0"
+    network = not (is_loopback(host) or host == "localhost")
+    if network and not lan:
+        return _fail(f"listening on {host} exposes the app to the network: add --lan (join code)")
+    if debug and network:
+        return _fail("--debug runs code from the browser: it never listens on the network")
+    if not 1 <= port <= 65535:
+        return _fail(f"port must be 1-65535, got {port}")
+    config: dict[str, Any] = {"ALLOWED_HOSTS": allowed_hosts(host, network), "LAN": network}
+    shown = "localhost" if not network else (local_addresses() or [socket.gethostname()])[0]
+    if ":" in shown:
+        shown = f"[{shown}]"
+    if network:
+        code = join_code()
+        config["JOIN_CODE"] = code
+        config["JOIN_URLS"] = [
+            f"http://{a if ':' not in a else f'[{a}]'}:{port}/join?code={code}"
+            for a in (local_addresses() or [socket.gethostname()])
+        ]
+    if camera is not None:
+        try:
+            HostCamera(camera).check()
+        except OSError as exc:
+            return _fail(str(exc))
+        config["HOST_CAMERA"] = camera
+    app = create_app(config)
+    app.debug = debug
+    print(f"Table companion on http://{shown}:{port}/  (Ctrl+C to stop)")
+    if network:
+        print(f"Join code for phones and tablets: {config['JOIN_CODE']} (also shown as a QR code on this screen)")
+    if camera is not None:
+        print(f"Host camera {camera}: every browser sees its frames with the same overlay")
+    try:
+        run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=debug)
+    except OSError as exc:
+        return _fail(f"cannot listen on {host}:{port} ({exc.strerror or exc})")
+    finally:
+        cam = app.extensions.get("host_camera")
+        if cam is not None:
+            cam.stop()
+    return 0

@@ -1,0 +1,205 @@
+"""Saved plays and their timeline of accepted states, in the SQLite store."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from scoring.model import Player, PlayerId
+
+from .db import get_db
+from .errors import AppError
+
+MAX_LIST = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """One game played at the table, from its setup to its final score sheet."""
+
+    id: str
+    game: str
+    title: str
+    players: tuple[Player, ...]
+    options: dict[str, Any]
+    created_at: str
+    finished_at: str | None
+    final_sheet: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "title": self.title,
+            "players": [
+                {"id": p.id, "name": p.name, "colour": p.colour, "seat": p.seat} for p in self.players
+            ],
+            "options": self.options,
+            "created_at": self.created_at,
+            "finished_at": self.finished_at,
+            "final_sheet": self.final_sheet,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One accepted state of a play's timeline."""
+
+    seq: int
+    state: dict[str, Any]
+    violations: list[dict[str, Any]]
+    problems: dict[str, int]
+    source: str
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "state": self.state,
+            "violations": self.violations,
+            "problems": self.problems,
+            "source": self.source,
+            "created_at": self.created_at,
+        }
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _play(row: Any) -> Play:
+    players = tuple(
+        Player(PlayerId(p["id"]), p["name"], p.get("colour", ""), p.get("seat", i))
+        for i, p in enumerate(json.loads(row["players"]))
+    )
+    return Play(
+        row["id"],
+        row["game"],
+        row["title"],
+        players,
+        json.loads(row["options"]),
+        row["created_at"],
+        row["finished_at"],
+        json.loads(row["final_sheet"]) if row["final_sheet"] else None,
+    )
+
+
+def create_play(game: str, title: str, players: tuple[Player, ...], options: dict[str, Any]) -> Play:
+    play_id = secrets.token_urlsafe(9)
+    doc = [{"id": p.id, "name": p.name, "colour": p.colour, "seat": p.seat} for p in players]
+    get_db().execute(
+        "INSERT INTO play (id, game, title, players, options, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (play_id, game, title, json.dumps(doc), json.dumps(options), now()),
+    )
+    return get_play(play_id)
+
+
+def get_play(play_id: str) -> Play:
+    row = get_db().execute("SELECT * FROM play WHERE id = ?", (play_id,)).fetchone()
+    if row is None:
+        raise AppError(404, "unknown_play", f"no saved game {play_id!r}")
+    return _play(row)
+
+
+def list_plays(limit: int = MAX_LIST) -> list[tuple[Play, int]]:
+    """Newest first, each with its number of accepted states."""
+    rows = get_db().execute(
+        "SELECT play.*, (SELECT COUNT(*) FROM snapshot s WHERE s.play_id = play.id) AS n"
+        " FROM play ORDER BY created_at DESC, rowid DESC LIMIT ?",
+        (limit,),
+    ).fetchall()
+    return [(_play(r), int(r["n"])) for r in rows]
+
+
+def delete_play(play_id: str) -> None:
+    get_play(play_id)
+    get_db().execute("DELETE FROM play WHERE id = ?", (play_id,))
+
+
+def _snapshot(row: Any) -> Snapshot:
+    return Snapshot(
+        int(row["seq"]),
+        json.loads(row["state"]),
+        json.loads(row["violations"]),
+        json.loads(row["problems"]),
+        row["source"],
+        row["created_at"],
+    )
+
+
+def snapshots(play_id: str) -> list[Snapshot]:
+    rows = get_db().execute(
+        "SELECT * FROM snapshot WHERE play_id = ? ORDER BY seq", (play_id,)
+    ).fetchall()
+    return [_snapshot(r) for r in rows]
+
+
+def latest(play_id: str) -> Snapshot | None:
+    row = get_db().execute(
+        "SELECT * FROM snapshot WHERE play_id = ? ORDER BY seq DESC LIMIT 1", (play_id,)
+    ).fetchone()
+    return _snapshot(row) if row else None
+
+
+def snapshot_at(play_id: str, seq: int) -> Snapshot:
+    row = get_db().execute(
+        "SELECT * FROM snapshot WHERE play_id = ? AND seq = ?", (play_id, seq)
+    ).fetchone()
+    if row is None:
+        raise AppError(404, "unknown_state", f"this game has no accepted state {seq}")
+    return _snapshot(row)
+
+
+def append(
+    play_id: str,
+    state: dict[str, Any],
+    violations: list[dict[str, Any]],
+    problems: dict[str, int],
+    source: str,
+    expected_seq: int | None = None,
+) -> Snapshot:
+    """Add an accepted state; ``expected_seq`` refuses a move decided on a stale table."""
+    db = get_db()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        row = db.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM snapshot WHERE play_id = ?", (play_id,)
+        ).fetchone()
+        last = int(row[0])
+        if expected_seq is not None and expected_seq != last:
+            raise AppError(
+                409, "stale", f"another device changed this game (now at state {last}); look again"
+            )
+        db.execute(
+            "INSERT INTO snapshot (play_id, seq, state, violations, problems, source, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (play_id, last + 1, json.dumps(state), json.dumps(violations), json.dumps(problems), source, now()),
+        )
+        db.execute("UPDATE play SET finished_at = NULL, final_sheet = NULL WHERE id = ?", (play_id,))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return snapshot_at(play_id, last + 1)
+
+
+def undo(play_id: str) -> Snapshot | None:
+    """Drop the last accepted state; returns the one now current (None when none is left)."""
+    db = get_db()
+    last = latest(play_id)
+    if last is None:
+        raise AppError(409, "nothing_to_undo", "no accepted move to undo")
+    db.execute("DELETE FROM snapshot WHERE play_id = ? AND seq = ?", (play_id, last.seq))
+    db.execute("UPDATE play SET finished_at = NULL, final_sheet = NULL WHERE id = ?", (play_id,))
+    return latest(play_id)
+
+
+def finish(play_id: str, sheet: dict[str, Any]) -> Play:
+    get_db().execute(
+        "UPDATE play SET finished_at = ?, final_sheet = ? WHERE id = ?",
+        (now(), json.dumps(sheet), play_id),
+    )
+    return get_play(play_id)

@@ -1,0 +1,455 @@
+"""One description of every printed face, drawn by the PDF back end and by the raster back end.
+
+A ``Face`` is a list of primitives in millimetres on the upright face (origin top-left,
+y down, as in the catalogs): filled or stroked rectangles, text lines, and symbol module
+matrices (the QR code and the AprilTag). The PDF draws them as vectors; ``render_face``
+paints the same primitives into a BGR image with every module on exact pixel bounds, so
+the vision scene renderer can paste faces into synthetic table photos.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import enum
+import math
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
+from scoring.markers import MarkerBox, anchor_box, game_markers, inside_face, marker_layout, outline_polygon
+from scoring.model import Component, Shape, UnknownGameError
+from scoring.payload import encode
+from scoring.registry import find_game
+
+from .symbols import Matrix, qr_matrix, tag_matrix
+
+PT_PER_MM = 72 / 25.4
+BLACK = "#000000"
+WHITE = "#ffffff"
+FONT = "Helvetica"
+FONT_BOLD = "Helvetica-Bold"
+#: Smallest printed text (about 4 pt): below this a line is shortened instead.
+MIN_TEXT_MM = 1.4
+MAX_TEXT_MM = 4.2
+
+
+class SymbolKind(enum.Enum):
+    TAG = "tag"
+    QR = "qr"
+
+
+@dataclass(frozen=True, slots=True)
+class Rect:
+    """A rectangle; ``fill`` and ``stroke`` are ``#rrggbb`` or None."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    fill: str | None = None
+    stroke: str | None = None
+    line_mm: float = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """One line of text; ``x, y`` is the left end of its baseline, ``size`` the font size in mm."""
+
+    x: float
+    y: float
+    size: float
+    text: str
+    colour: str = BLACK
+    bold: bool = False
+    width: float = 0.0
+    """Measured width in mm (Helvetica metrics), so both back ends set the same extent."""
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A module matrix drawn dark on light; ``x, y`` is its top-left corner."""
+
+    x: float
+    y: float
+    module: float
+    matrix: Matrix
+    kind: SymbolKind
+
+
+Item = Rect | Text | Symbol
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """Everything printed on one side of one component, upright, in millimetres."""
+
+    w: float
+    h: float
+    shape: Shape
+    background: str
+    items: tuple[Item, ...]
+
+
+# -- small pure helpers --------------------------------------------------------------------
+
+
+def rgb(colour: str) -> tuple[int, int, int]:
+    """``#rrggbb`` as integer red, green, blue."""
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+def luminance(colour: str) -> float:
+    r, g, b = rgb(colour)
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+def ink_on(colour: str) -> str:
+    """Black text on light faces, white on dark ones."""
+    return BLACK if luminance(colour) > 0.45 else WHITE
+
+
+def shade(colour: str, factor: float) -> str:
+    """The same hue, darker (factor < 1) or lighter (factor > 1), for backs and bands."""
+    r, g, b = (v / 255 for v in rgb(colour))
+    h, lum, s = colorsys.rgb_to_hls(r, g, b)
+    lum = min(1.0, max(0.0, lum * factor if factor < 1 else lum + (1 - lum) * (factor - 1)))
+    r2, g2, b2 = colorsys.hls_to_rgb(h, lum, s)
+    return "#{:02x}{:02x}{:02x}".format(round(r2 * 255), round(g2 * 255), round(b2 * 255))
+
+
+_SUBSTITUTES = {"→": "->", "←": "<-", "≥": ">=", "≤": "<=", "≠": "!=", "✓": "v", "★": "*", "♦": "*"}
+
+
+def printable_text(text: str) -> str:
+    """Text the standard PDF fonts can set (Windows-1252); other characters get ASCII stand-ins."""
+    out = []
+    for ch in text:
+        if ch in _SUBSTITUTES:
+            out.append(_SUBSTITUTES[ch])
+            continue
+        try:
+            ch.encode("cp1252")
+        except UnicodeEncodeError:
+            ascii_ = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+            out.append(ascii_ or "?")
+        else:
+            out.append(ch if ch.isprintable() else " ")
+    return "".join(out)
+
+
+def text_width(text: str, size_mm: float, bold: bool = False) -> float:
+    """Width in mm of ``text`` set in Helvetica at ``size_mm``."""
+    return stringWidth(text, FONT_BOLD if bold else FONT, size_mm * PT_PER_MM) / PT_PER_MM
+
+
+def wrap(text: str, size_mm: float, width_mm: float, bold: bool = False) -> list[str]:
+    """Greedy word wrap; a single word longer than the width is cut with an ellipsis."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        trial = f"{current} {word}" if current else word
+        if text_width(trial, size_mm, bold) <= width_mm:
+            current = trial
+            continue
+        if current:
+            lines.append(current)
+        current = word if text_width(word, size_mm, bold) <= width_mm else shorten(word, size_mm, width_mm, bold)
+    if current:
+        lines.append(current)
+    return lines
+
+
+def shorten(text: str, size_mm: float, width_mm: float, bold: bool = False) -> str:
+    """``text`` cut to ``width_mm`` with a trailing ellipsis."""
+    if text_width(text, size_mm, bold) <= width_mm:
+        return text
+    while text and text_width(text + "…", size_mm, bold) > width_mm:
+        text = text[:-1]
+    return text + "…" if text else ""
+
+
+def _inside_grid(shape: Shape, w: float, h: float, xs: np.ndarray, ys: np.ndarray, margin: float) -> np.ndarray:
+    """Vectorised ``inside_face`` over the points ``(xs, ys)``."""
+    if shape is Shape.ROUND:
+        a, b = max(w / 2 - margin, 1e-6), max(h / 2 - margin, 1e-6)
+        return ((xs - w / 2) / a) ** 2 + ((ys - h / 2) / b) ** 2 <= 1
+    poly = outline_polygon(shape, w, h)
+    ok = (xs >= margin) & (xs <= w - margin) & (ys >= margin) & (ys <= h - margin)
+    if poly is None:
+        return ok
+    for i in range(len(poly)):
+        (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % len(poly)]
+        ex, ey = x2 - x1, y2 - y1
+        ok &= (ex * (ys - y1) - ey * (xs - x1)) / math.hypot(ex, ey) >= margin
+    return ok
+
+
+def largest_free_rect(
+    w: float, h: float, blocked: Sequence[tuple[float, float, float, float]], shape: Shape, *, margin: float
+) -> tuple[float, float, float, float]:
+    """The largest axis-aligned rectangle ``(x, y, w, h)`` of the face clear of ``blocked`` and the outline."""
+    cell = max(1.5, max(w, h) / 50)
+    cols, rows = max(1, int(w / cell)), max(1, int(h / cell))
+    gx, gy = np.meshgrid(np.arange(cols) * cell, np.arange(rows) * cell)
+    free = np.ones((rows, cols), dtype=bool)
+    for dx in (0.0, cell):
+        for dy in (0.0, cell):
+            free &= _inside_grid(shape, w, h, gx + dx, gy + dy, margin)
+    for bx, by, bw, bh in blocked:
+        c0 = max(0, int(math.floor((bx - margin) / cell)))
+        c1 = min(cols, int(math.ceil((bx + bw + margin) / cell)))
+        r0 = max(0, int(math.floor((by - margin) / cell)))
+        r1 = min(rows, int(math.ceil((by + bh + margin) / cell)))
+        free[r0:r1, c0:c1] = False
+    best_area = 0
+    best = (0.0, 0.0, 0.0, 0.0)
+    heights = np.zeros(cols, dtype=int)
+    for r in range(rows):
+        heights = np.where(free[r], heights + 1, 0)
+        hs = [int(v) for v in heights] + [0]
+        stack: list[int] = []
+        for c, hgt in enumerate(hs):
+            while stack and hs[stack[-1]] >= hgt:
+                top = stack.pop()
+                left = stack[-1] + 1 if stack else 0
+                area = hs[top] * (c - left)
+                if area > best_area:
+                    best_area = area
+                    best = (left * cell, (r - hs[top] + 1) * cell, (c - left) * cell, hs[top] * cell)
+            stack.append(c)
+    return best
+
+
+def text_block(
+    box: tuple[float, float, float, float], title: str, lines: Sequence[str], colour: str, *, small: str = ""
+) -> tuple[Text, ...]:
+    """The title (bold) and lines set in ``box``, as large as fits, shortened if nothing fits."""
+    x, y, w, h = box
+    pad = min(1.0, w / 10, h / 10)
+    x, y, w, h = x + pad, y + pad, w - 2 * pad, h - 2 * pad
+    if w <= 2 or h <= 2:
+        return ()
+    title = printable_text(title)
+    body = [printable_text(s) for s in lines if s.strip()]
+    small = printable_text(small)
+    size = min(MAX_TEXT_MM, h / 1.25)
+    while True:
+        rows: list[tuple[str, float, bool]] = []
+        title_size = size * 1.2
+        while title_size > size and text_width(title, title_size, True) > w:
+            title_size = max(size, title_size * 0.95)
+        for t in wrap(title, title_size, w, True):
+            rows.append((t, title_size, True))
+        for s in body:
+            rows.extend((t, size, False) for t in wrap(s, size, w))
+        if small:
+            rows.append((shorten(small, size * 0.8, w), size * 0.8, False))
+        height = sum(r[1] * 1.2 for r in rows)
+        if height <= h or size <= MIN_TEXT_MM:
+            break
+        size = max(MIN_TEXT_MM, size * 0.92)
+    out: list[Text] = []
+    cy = y
+    for t, s, bold in rows:
+        if cy + s * 1.2 > y + h + 1e-6:
+            break
+        cy += s * 1.2
+        out.append(Text(x, cy - 0.25 * s, s, t, colour, bold, text_width(t, s, bold)))
+    return tuple(out)
+
+
+# -- faces ---------------------------------------------------------------------------------
+
+
+def _symbol_items(box: MarkerBox, matrix: Matrix, kind: SymbolKind) -> tuple[Item, ...]:
+    x, y, w, _ = box.outer
+    return (Rect(x, y, w, w, fill=WHITE), Symbol(box.x_mm, box.y_mm, box.module_mm, matrix, kind))
+
+
+def game_title(game_id: str) -> str:
+    """The game's display name for backs and page headers."""
+    try:
+        return find_game(game_id).name
+    except (UnknownGameError, ImportError, AttributeError, TypeError):
+        # A game whose module is missing or incomplete still gets a readable back.
+        return game_id.capitalize()
+
+
+def front_face(game_id: str, c: Component) -> Face:
+    """A component's printed front: colour, markers, board spaces and the text a player needs."""
+    w, h = c.size_mm
+    layout = marker_layout(game_id, c)
+    ink = ink_on(c.colour)
+    items: list[Item] = []
+    blocked: list[tuple[float, float, float, float]] = []
+    for space in c.spaces:
+        sx, sy = space.x_mm - space.w_mm / 2, space.y_mm - space.h_mm / 2
+        items.append(Rect(sx, sy, space.w_mm, space.h_mm, fill=shade(c.colour, 1.25), stroke=ink, line_mm=0.3))
+        label_size = min(3.0, max(1.6, space.h_mm / 6))
+        name = shorten(printable_text(space.name), label_size, space.w_mm - 1)
+        items.append(Text(sx + 0.6, sy + 0.6 + label_size, label_size, name, BLACK, False,
+                          text_width(name, label_size)))
+        blocked.append((sx, sy, space.w_mm, space.h_mm))
+    rule = game_markers(game_id).rule
+    for a in c.anchors:
+        box = anchor_box(a.size_mm, a.x_mm, a.y_mm, rule)
+        items.extend(_symbol_items(box, tag_matrix(a.tag), SymbolKind.TAG))
+        blocked.append(box.outer)
+    items.extend(_symbol_items(layout.tag, tag_matrix(c.tag), SymbolKind.TAG))
+    blocked.append(layout.tag.outer)
+    if layout.qr is not None:
+        items.extend(_symbol_items(layout.qr, qr_matrix(encode(game_id, c.id)), SymbolKind.QR))
+        blocked.append(layout.qr.outer)
+    free = largest_free_rect(w, h, blocked, c.shape, margin=0.6)
+    items.extend(text_block(free, c.name, c.lines, ink, small=c.id))
+    return Face(w, h, c.shape, c.colour, tuple(items))
+
+
+def back_face(game_id: str, c: Component) -> Face:
+    """A card's back: the game's name and the back text on a darker shade, and no markers.
+
+    Backs carry no marker on purpose: a face-down card is hidden information, and a
+    QR code readable by any phone would reveal it.
+    """
+    w, h = c.size_mm
+    colour = shade(c.colour, 0.55)
+    ink = ink_on(colour)
+    inset = min(w, h) * 0.08
+    items: list[Item] = [Rect(inset, inset, w - 2 * inset, h - 2 * inset, stroke=ink, line_mm=0.5)]
+    box = (inset * 1.5, h / 2 - h / 6, w - 3 * inset, h / 3)
+    for t in text_block(box, game_title(game_id), [c.back or ""], ink):
+        items.append(Text((w - t.width) / 2, t.y, t.size, t.text, t.colour, t.bold, t.width))
+    return Face(w, h, c.shape, colour, tuple(items))
+
+
+@lru_cache(maxsize=4096)
+def face_of(game_id: str, component: Component, back: bool = False) -> Face:
+    """The face description (cached: the printer and the scene renderer ask many times)."""
+    return back_face(game_id, component) if back else front_face(game_id, component)
+
+
+@lru_cache(maxsize=16)
+def _index(game_id: str) -> Mapping[str, Component]:
+    return {c.id: c for c in find_game(game_id).components()}
+
+
+def component_of(game_id: str, component_id: str) -> Component:
+    """A registered game's component by id (KeyError names it when absent)."""
+    index = _index(game_id)
+    if component_id not in index:
+        raise KeyError(f"{game_id} has no component {component_id!r}")
+    return index[component_id]
+
+
+# -- raster back end -----------------------------------------------------------------------
+
+
+def _bgr(colour: str) -> tuple[int, int, int]:
+    r, g, b = rgb(colour)
+    return (b, g, r)
+
+
+def _px(v: float, ppm: float) -> int:
+    return int(round(v * ppm))
+
+
+def face_mask(face: Face, ppm: float) -> np.ndarray:
+    """255 inside the face outline, 0 outside (round and hex faces leave corners out)."""
+    hpx, wpx = max(1, _px(face.h, ppm)), max(1, _px(face.w, ppm))
+    mask = np.zeros((hpx, wpx), dtype=np.uint8)
+    if face.shape is Shape.ROUND:
+        cv2.ellipse(mask, ((wpx / 2, hpx / 2), (wpx, hpx), 0), 255, -1, cv2.LINE_8)
+        return mask
+    poly = outline_polygon(face.shape, face.w, face.h)
+    if poly is None:
+        mask[:] = 255
+        return mask
+    pts = np.array([[x * ppm, y * ppm] for x, y in poly], dtype=np.float64)
+    cv2.fillPoly(mask, [np.round(pts).astype(np.int32)], 255)
+    return mask
+
+
+def _ascii(text: str) -> str:
+    return unicodedata.normalize("NFKD", text.replace("…", "...")).encode("ascii", "replace").decode()
+
+
+def rasterise(face: Face, ppm: float) -> np.ndarray:
+    """Paint a face into an H x W x 3 BGR image; symbol modules land on exact pixel bounds."""
+    hpx, wpx = max(1, _px(face.h, ppm)), max(1, _px(face.w, ppm))
+    img = np.full((hpx, wpx, 3), 255, dtype=np.uint8)
+    mask = face_mask(face, ppm)
+    img[mask > 0] = _bgr(face.background)
+    for item in face.items:
+        if isinstance(item, Rect):
+            x0, y0 = _px(item.x, ppm), _px(item.y, ppm)
+            x1, y1 = _px(item.x + item.w, ppm), _px(item.y + item.h, ppm)
+            if item.fill is not None:
+                img[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = _bgr(item.fill)
+            if item.stroke is not None:
+                t = max(1, _px(item.line_mm, ppm))
+                cv2.rectangle(img, (x0, y0), (x1 - 1, y1 - 1), _bgr(item.stroke), t)
+        elif isinstance(item, Symbol):
+            _paint_symbol(img, item, ppm)
+        else:
+            _paint_text(img, item, ppm)
+    if face.shape is not Shape.RECT:
+        img[mask == 0] = 255  # paper outside the cut line, as on the printed sheet
+    return img
+
+
+def _paint_symbol(img: np.ndarray, s: Symbol, ppm: float) -> None:
+    n = len(s.matrix)
+    edges_x = [_px(s.x + i * s.module, ppm) for i in range(n + 1)]
+    edges_y = [_px(s.y + i * s.module, ppm) for i in range(n + 1)]
+    for r, row in enumerate(s.matrix):
+        for c, dark in enumerate(row):
+            img[edges_y[r]:edges_y[r + 1], edges_x[c]:edges_x[c + 1]] = 0 if dark else 255
+
+
+def _paint_text(img: np.ndarray, t: Text, ppm: float) -> None:
+    text = _ascii(t.text)
+    height_px = t.size * 0.72 * ppm  # cap height of Helvetica
+    if height_px < 3 or not text.strip():
+        return
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    thickness = max(1, int(round(height_px / (7 if t.bold else 11))))
+    (tw, th), _ = cv2.getTextSize(text, font, 1.0, thickness)
+    scale = height_px / max(th, 1)
+    if t.width > 0 and tw * scale > t.width * ppm:
+        scale = t.width * ppm / tw
+    cv2.putText(img, text, (_px(t.x, ppm), _px(t.y, ppm)), font, scale, _bgr(t.colour), thickness, cv2.LINE_AA)
+
+
+@lru_cache(maxsize=2048)
+def _render_cached(game_id: str, component: Component, ppm: float, back: bool) -> np.ndarray:
+    img = rasterise(face_of(game_id, component, back), ppm)
+    img.flags.writeable = False
+    return img
+
+
+def render_component(game_id: str, component: Component, *, px_per_mm: float = 8.0, back: bool = False) -> np.ndarray:
+    """``render_face`` for a Component value (catalog or not); the array is cached and read-only."""
+    if not (math.isfinite(px_per_mm) and 0.5 <= px_per_mm <= 64):
+        raise ValueError(f"px_per_mm must be within 0.5..64, got {px_per_mm}")
+    return _render_cached(game_id, component, float(px_per_mm), back)
+
+
+def render_face(game_id: str, component_id: str, *, px_per_mm: float = 8.0, back: bool = False) -> np.ndarray:
+    """The whole face (markers included) as an H x W x 3 uint8 BGR image, upright.
+
+    H = round(height_mm * px_per_mm) and W likewise; outside a round or hex outline the
+    image is white paper (``render_mask`` gives the outline). The result is cached per
+    component and scale and is read-only: copy it before drawing on it.
+    """
+    return render_component(game_id, component_of(game_id, component_id), px_per_mm=px_per_mm, back=back)
+
+
+def render_mask(game_id: str, component_id: str, *, px_per_mm: float = 8.0) -> np.ndarray:
+    """H x W uint8 mask of the face outline matching ``render_face`` (255 inside)."""
+    c = component_of(game_id, component_id)
+    return face_mask(face_of(game_id, c), float(px_per_mm))

@@ -1,0 +1,5 @@
+"""PHYLO (phylogame.org): the ecosystem card game on a shared grid of species cards."""
+
+from .game import GAME, PhyloGame
+
+__all__ = ["GAME", "PhyloGame"]

@@ -1,0 +1,104 @@
+"""App fixtures: a fresh instance folder per test, a CSRF-aware client, a scripted camera."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from companion.app import create_app
+from scoring import find_game
+from scoring.model import BoardState
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "scoring" / "examples"
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Flask]:
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path / "instance")})
+    yield app
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def csrf_token(client: FlaskClient) -> str:
+    """The token a page carries in its meta tag (the session cookie is kept by the client)."""
+    page = client.get("/").get_data(as_text=True)
+    match = re.search(r'name="csrf-token" content="([^"]+)"', page)
+    assert match is not None
+    return match.group(1)
+
+
+@pytest.fixture
+def token(client: FlaskClient) -> str:
+    return csrf_token(client)
+
+
+def rainforest_move() -> dict[str, Any]:
+    """A legal rainforest turn (two tiles locked) from the worked examples."""
+    return json.loads((EXAMPLES / "rainforest" / "move_legal_turn_locks_two_tiles.json").read_text("utf-8"))
+
+
+@dataclass
+class FakeRecognition:
+    """What vision.recognise returns, with a state chosen by the test."""
+
+    state: BoardState
+    unreadable: tuple[dict[str, Any], ...] = ()
+    foreign: tuple[dict[str, Any], ...] = ()
+    duplicated: tuple[dict[str, Any], ...] = ()
+    components: tuple[Any, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "components": [
+                {"component": p.component, "corners": [[10, 10], [60, 10], [60, 60], [10, 60]]}
+                for p in self.state.placements
+            ],
+            "unreadable": list(self.unreadable),
+            "foreign": list(self.foreign),
+            "duplicated": list(self.duplicated),
+        }
+
+
+class ScriptedCamera:
+    """Maps image bytes to the state the fake recogniser 'sees' in them."""
+
+    def __init__(self) -> None:
+        self.scenes: dict[bytes, tuple[Mapping[str, Any], dict[str, Any]]] = {}
+        self.calls: list[dict[str, Any]] = []
+
+    def show(self, image: bytes, state: Mapping[str, Any], **problems: Any) -> bytes:
+        self.scenes[image] = (state, problems)
+        return image
+
+    def recognise(self, image: bytes, game_id: str, *, players: Any = None, options: Any = None) -> FakeRecognition:
+        from vision.errors import ImageError
+
+        self.calls.append({"game": game_id, "players": players, "options": options})
+        if image not in self.scenes:
+            raise ImageError("not an image this test knows")
+        doc, problems = self.scenes[image]
+        state = find_game(game_id).load_state(doc)
+        return FakeRecognition(state, **problems)
+
+
+@pytest.fixture
+def camera(monkeypatch: pytest.MonkeyPatch) -> ScriptedCamera:
+    import vision
+    from vision.errors import ImageError
+
+    cam = ScriptedCamera()
+    monkeypatch.setattr(vision, "recognise", cam.recognise, raising=False)
+    monkeypatch.setattr(vision, "ImageError", ImageError, raising=False)
+    return cam

@@ -1,0 +1,315 @@
+"""Stage 3: decoded markers -> components of one game, one sighting per physical component.
+
+A QR payload names its component; a tag id names it through the game's catalog (a
+board's anchor tags name their board). Markers of one component are fused when they
+sit where its printed face puts them; two markers that sit on one face but name
+different components are a disagreement, reported and never scored. Codes that are not
+this game's are foreign: kept with their position, never scored.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from scoring import find_game
+from scoring.markers import marker_layout
+from scoring.model import Component
+from scoring.payload import ComponentRef, encode, parse_payload
+
+from .detect import Detection, MarkerKind
+from .plane import apply_homography, square, weighted_dlt
+
+#: Corner trust in plane fits: sub-pixel tag corners versus whole-pixel QR corners.
+WEIGHTS = {MarkerKind.TAG: 1.0, MarkerKind.QR: 0.5}
+
+
+class MarkRole(enum.Enum):
+    """What a printed marker is for."""
+
+    TAG = "tag"
+    QR = "qr"
+    ANCHOR = "anchor"
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """One printed marker of one component: where its black square sits on the upright face."""
+
+    component: Component
+    role: MarkRole
+    x_mm: float
+    """Left edge of the black symbol on the upright face."""
+    y_mm: float
+    size_mm: float
+
+    def face_corners(self) -> np.ndarray:
+        """The symbol's corners on the face, clockwise from its top-left (mm)."""
+        return square(self.size_mm) + (self.x_mm, self.y_mm)
+
+    @property
+    def kind(self) -> MarkerKind:
+        return MarkerKind.QR if self.role is MarkRole.QR else MarkerKind.TAG
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """A game's components indexed the way markers name them."""
+
+    game: str
+    components: Mapping[str, Component]
+    by_tag: Mapping[int, Mark]
+    qr_marks: Mapping[str, Mark]
+    tag_sizes_mm: tuple[float, ...]
+    """Every printed tag side of the game (for telling unreadable tags from noise)."""
+
+
+@cache
+def catalog_for(game_id: str) -> Catalog:
+    """The marker index of a game, built once from its catalog and marker geometry."""
+    game = find_game(game_id)
+    components: dict[str, Component] = {}
+    by_tag: dict[int, Mark] = {}
+    qr_marks: dict[str, Mark] = {}
+    sizes: set[float] = set()
+    for c in game.components():
+        components[c.id] = c
+        layout = marker_layout(game.id, c)
+        t = layout.tag
+        by_tag[c.tag] = Mark(c, MarkRole.TAG, t.x_mm, t.y_mm, t.size_mm)
+        sizes.add(t.size_mm)
+        if layout.qr is not None:
+            q = layout.qr
+            qr_marks[c.id] = Mark(c, MarkRole.QR, q.x_mm, q.y_mm, q.size_mm)
+        for a in c.anchors:
+            by_tag[a.tag] = Mark(
+                c, MarkRole.ANCHOR, a.x_mm - a.size_mm / 2, a.y_mm - a.size_mm / 2, a.size_mm
+            )
+            sizes.add(a.size_mm)
+    return Catalog(game.id, components, by_tag, qr_marks, tuple(sorted(sizes)))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Sighting:
+    """One physical component located in the image by one or more of its markers."""
+
+    component: Component
+    payload: str
+    """The canonical QR payload text of the component (as printed), whichever marker was read."""
+    detections: tuple[Detection, ...]
+    marks: tuple[Mark, ...]
+    """The printed marker each detection is, in the same order."""
+    face_to_image: np.ndarray
+    """3x3 homography from upright face millimetres to image pixels."""
+
+    @property
+    def source(self) -> str:
+        roles = sorted({m.role.value for m in self.marks})
+        return "+".join(roles)
+
+    def image_outline(self) -> np.ndarray:
+        """The face's corners in the image, clockwise from the face's top-left."""
+        w, h = self.component.size_mm
+        return apply_homography(self.face_to_image, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
+
+    def image_centre(self) -> np.ndarray:
+        w, h = self.component.size_mm
+        return apply_homography(self.face_to_image, np.array([[w / 2, h / 2]]))[0]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Foreign:
+    """A decoded marker that is not a component of this game (never scored)."""
+
+    text: str
+    reason: str
+    detection: Detection
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Duplicate:
+    """One component id seen at several places: none of them is scored."""
+
+    component: str
+    sightings: tuple[Sighting, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Disagreement:
+    """Two markers printed on one face that name different things: neither is scored."""
+
+    components: tuple[str, ...]
+    """The component ids (or foreign texts) the markers claim."""
+    detections: tuple[Detection, ...]
+    message: str
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Identified:
+    """Stage 3's result: every sighting plus what could not be trusted."""
+
+    sightings: tuple[Sighting, ...]
+    foreign: tuple[Foreign, ...]
+    duplicated: tuple[Duplicate, ...]
+    disagreements: tuple[Disagreement, ...]
+
+
+def _mark_homography(det: Detection, mark: Mark) -> np.ndarray:
+    return weighted_dlt(mark.face_corners(), det.corners, np.ones(4))
+
+
+def _fused_homography(dets: Sequence[Detection], marks: Sequence[Mark]) -> np.ndarray:
+    src = np.vstack([m.face_corners() for m in marks])
+    dst = np.vstack([d.corners for d in dets])
+    w = np.concatenate([np.full(4, WEIGHTS[d.kind]) for d in dets])
+    return weighted_dlt(src, dst, w)
+
+
+def _name(det: Detection, catalog: Catalog) -> tuple[Mark | None, Foreign | None]:
+    """Which printed marker a detection is, or why it is foreign."""
+    if det.kind is MarkerKind.QR:
+        text = det.payload or ""
+        ref = parse_payload(text)
+        if not isinstance(ref, ComponentRef):
+            return None, Foreign(text, ref.reason, det)
+        if ref.game != catalog.game:
+            return None, Foreign(text, f"a code of another game ({ref.game})", det)
+        if ref.edition != 1 or text != encode(catalog.game, ref.component):
+            return None, Foreign(text, f"a code of edition {ref.edition}, not this one", det)
+        mark = catalog.qr_marks.get(ref.component)
+        if mark is None:
+            return None, Foreign(text, f"no component {ref.component!r} in this edition", det)
+        return mark, None
+    tag = det.tag_id if det.tag_id is not None else -1
+    mark = catalog.by_tag.get(tag)
+    if mark is None:
+        return None, Foreign(f"tag {tag}", "a tag that is not part of this game's edition", det)
+    return mark, None
+
+
+def _clusters(items: list[tuple[Detection, Mark, np.ndarray]]) -> list[list[int]]:
+    """Group one component's markers whose faces land on the same place in the image."""
+    n = len(items)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    centres, radii = [], []
+    for det, mark, h in items:
+        w, hh = mark.component.size_mm
+        centres.append(apply_homography(h, np.array([[w / 2, hh / 2]]))[0])
+        px_per_mm = det.side_px / mark.size_mm
+        radii.append(0.4 * min(w, hh) * px_per_mm)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if np.linalg.norm(centres[i] - centres[j]) < max(radii[i], radii[j]):
+                parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(i)
+    return list(groups.values())
+
+
+def _where_mark(sighting: Sighting, role: MarkRole, catalog: Catalog) -> tuple[np.ndarray, float] | None:
+    """Predicted image centre and side (px) of one of the sighting's own printed markers."""
+    c = sighting.component
+    if role is MarkRole.QR:
+        mark = catalog.qr_marks.get(c.id)
+    else:
+        mark = catalog.by_tag.get(c.tag)
+    if mark is None:
+        return None
+    pts = apply_homography(sighting.face_to_image, mark.face_corners())
+    side = float(np.mean(np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1)))
+    return pts.mean(axis=0), side
+
+
+def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
+    """Name every detection, fuse each component's markers, and set aside what cannot be trusted."""
+    foreign: list[Foreign] = []
+    per_component: dict[str, list[tuple[Detection, Mark, np.ndarray]]] = {}
+    for det in detections:
+        mark, bad = _name(det, catalog)
+        if bad is not None:
+            foreign.append(bad)
+            continue
+        if mark is None:
+            continue
+        per_component.setdefault(mark.component.id, []).append(
+            (det, mark, _mark_homography(det, mark))
+        )
+
+    located: dict[str, list[Sighting]] = {}
+    for cid, items in per_component.items():
+        for group in _clusters(items):
+            dets = tuple(items[i][0] for i in group)
+            marks = tuple(items[i][1] for i in group)
+            h = items[group[0]][2] if len(group) == 1 else _fused_homography(dets, marks)
+            comp = marks[0].component
+            located.setdefault(cid, []).append(
+                Sighting(comp, encode(catalog.game, comp.id), dets, marks, h)
+            )
+
+    sightings: list[Sighting] = []
+    duplicated: list[Duplicate] = []
+    for cid, found in located.items():
+        if len(found) > 1:
+            duplicated.append(Duplicate(cid, tuple(found)))
+        else:
+            sightings.append(found[0])
+
+    disagreements: list[Disagreement] = []
+    rejected: set[int] = set()
+    used_foreign: set[int] = set()
+    singles = [s for s in sightings if len(s.marks) == 1]
+    for s in singles:
+        own = s.marks[0].role
+        if own is MarkRole.ANCHOR:
+            continue
+        other = MarkRole.QR if own is MarkRole.TAG else MarkRole.TAG
+        where = _where_mark(s, other, catalog)
+        if where is None:
+            continue
+        centre, side = where
+        for t in singles:
+            if t is s or t.marks[0].role is not other or id(t) in rejected:
+                continue
+            if np.linalg.norm(t.detections[0].centre - centre) < 0.4 * side:
+                rejected.update((id(s), id(t)))
+                disagreements.append(
+                    Disagreement(
+                        (s.component.id, t.component.id),
+                        (s.detections[0], t.detections[0]),
+                        f"the {own.value} reads {s.component.id} but the {other.value}"
+                        f" on the same face reads {t.component.id}",
+                    )
+                )
+        for k, f in enumerate(foreign):
+            kind = MarkerKind.QR if other is MarkRole.QR else MarkerKind.TAG
+            if f.detection.kind is not kind or k in used_foreign:
+                continue
+            if np.linalg.norm(f.detection.centre - centre) < 0.4 * side:
+                used_foreign.add(k)
+                rejected.add(id(s))
+                disagreements.append(
+                    Disagreement(
+                        (s.component.id, f.text),
+                        (s.detections[0], f.detection),
+                        f"the {own.value} reads {s.component.id} but the {other.value}"
+                        f" on the same face is {f.text!r} ({f.reason})",
+                    )
+                )
+    return Identified(
+        tuple(s for s in sightings if id(s) not in rejected),
+        tuple(f for k, f in enumerate(foreign) if k not in used_foreign),
+        tuple(duplicated),
+        tuple(disagreements),
+    )

@@ -1,0 +1,274 @@
+"""Stage 5: per-game layouts turning components positioned on the table into a BoardState.
+
+Stages 1-4 know no game rules: they hand every layout the same ``TableView`` (each
+component's pose in table millimetres, boards with their anchors and spaces, markers
+that could not be read). A game plugs in with one ``GameLayout`` — ``read`` for the
+scanner and ``arrange`` (the inverse, where each placed component lies on the table)
+for the scene renderer — and one line in ``_LAYOUT_MODULES``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from scoring.model import BoardState, Component, Placement, Player
+
+from ..detect import MarkerKind
+from ..errors import LayoutError
+from ..plane import apply_homography
+
+#: Game id -> module exposing ``LAYOUT`` (a GameLayout). Adding a game is one line here.
+_LAYOUT_MODULES: dict[str, str] = {
+    "habitats": "vision.layouts.habitats",
+    "phylo": "vision.layouts.phylo",
+}
+
+
+def wrap_degrees(angle: float) -> float:
+    """An angle in (-180, 180]."""
+    a = math.fmod(angle, 360.0)
+    if a <= -180.0:
+        a += 360.0
+    elif a > 180.0:
+        a -= 360.0
+    return a
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Located:
+    """One identified component with its pose on the table plane."""
+
+    component: Component
+    payload: str
+    """Canonical QR payload text of the component."""
+    face_to_table: np.ndarray
+    """3x3 rigid transform from upright face millimetres to table millimetres."""
+    image_outline: np.ndarray
+    """(4, 2) the face's corners in image pixels, clockwise from the face's top-left."""
+    source: str
+    """Which markers located it: ``tag``, ``qr``, ``qr+tag``, ``anchor+tag``..."""
+    residual_mm: float = 0.0
+    """How far its markers sit from their printed shape on the fitted plane."""
+
+    @property
+    def centre_mm(self) -> tuple[float, float]:
+        w, h = self.component.size_mm
+        p = self.face_point(w / 2, h / 2)
+        return (float(p[0]), float(p[1]))
+
+    @property
+    def angle_deg(self) -> float:
+        """Clockwise angle of the face's x axis from the table's x axis (y points down)."""
+        return wrap_degrees(math.degrees(math.atan2(self.face_to_table[1, 0], self.face_to_table[0, 0])))
+
+    @property
+    def image_centre(self) -> tuple[float, float]:
+        c = self.image_outline.mean(axis=0)
+        return (float(c[0]), float(c[1]))
+
+    def face_point(self, x_mm: float, y_mm: float) -> np.ndarray:
+        """A point of the upright face, in table millimetres."""
+        return apply_homography(self.face_to_table, np.array([[x_mm, y_mm]]))[0]
+
+    def to_face(self, table_xy: np.ndarray) -> np.ndarray:
+        """Table millimetres -> this component's upright face millimetres."""
+        return apply_homography(np.linalg.inv(self.face_to_table), np.asarray(table_xy, float))
+
+    def turns_from(self, reference_deg: float) -> tuple[int, float]:
+        """Clockwise quarter turns relative to a reference angle, and the error in degrees."""
+        rel = wrap_degrees(self.angle_deg - reference_deg)
+        q = round(rel / 90.0)
+        return q % 4, abs(rel - 90.0 * q)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Unreadable:
+    """Something marker-shaped that did not decode (reported, never guessed)."""
+
+    kind: MarkerKind
+    image_corners: np.ndarray
+    centre_mm: tuple[float, float] | None
+    reason: str
+
+    @property
+    def image_centre(self) -> tuple[float, float]:
+        c = self.image_corners.mean(axis=0)
+        return (float(c[0]), float(c[1]))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TableView:
+    """Everything a layout may use: positioned components, unread markers, players and options."""
+
+    game: str
+    located: tuple[Located, ...]
+    unreadable: tuple[Unreadable, ...] = ()
+    players: tuple[Player, ...] | None = None
+    """Seats given by the caller; None lets the layout infer them (from entrances, HOME cards)."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def of_kind(self, *kinds: str) -> tuple[Located, ...]:
+        return tuple(c for c in self.located if c.component.kind in kinds)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A layout finding the players should see (a component off the grid, an odd rotation)."""
+
+    code: str
+    """Stable code such as ``layout/off_grid``."""
+    message: str
+    components: tuple[str, ...] = ()
+    image_points: tuple[tuple[float, float], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "components": list(self.components),
+            "image_points": [[round(x, 1), round(y, 1)] for x, y in self.image_points],
+        }
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Placed:
+    """A placement the layout derived, with the located component it came from."""
+
+    placement: Placement
+    located: Located
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LayoutResult:
+    """A layout's reading of the table."""
+
+    players: tuple[Player, ...]
+    placed: tuple[Placed, ...]
+    unknown: tuple[Placement, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    confidence: float = 1.0
+    """0..1: how sure the layout is of its grids (1 when every component sits squarely in a cell)."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    def state(self, game: str) -> BoardState:
+        return BoardState(
+            game,
+            self.players,
+            tuple(p.placement for p in self.placed),
+            dict(self.options),
+            dict(self.extras),
+            self.unknown,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TablePose:
+    """Where a component lies on the table: centre (mm) and clockwise angle (degrees)."""
+
+    x_mm: float
+    y_mm: float
+    angle_deg: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class GameLayout:
+    """A game's geometry for the scanner (read) and for the scene renderer (arrange)."""
+
+    game: str
+    read: Callable[[TableView], LayoutResult]
+    arrange: Callable[[BoardState], Mapping[str, TablePose]]
+    """Table pose of every placed component of a state (a realistic arrangement)."""
+
+
+@cache
+def find_layout(game_id: str) -> GameLayout:
+    """The registered layout of a game; LayoutError when the game has none."""
+    module_name = _LAYOUT_MODULES.get(game_id)
+    if module_name is None:
+        raise LayoutError(
+            f"no table layout for {game_id!r}; layouts exist for {', '.join(_LAYOUT_MODULES)}"
+        )
+    layout = importlib.import_module(module_name).LAYOUT
+    if not isinstance(layout, GameLayout) or layout.game != game_id:
+        raise LayoutError(f"{module_name}.LAYOUT is not the GameLayout of {game_id!r}")
+    return layout
+
+
+def layout_games() -> tuple[str, ...]:
+    return tuple(_LAYOUT_MODULES)
+
+
+# -- helpers shared by grid layouts ---------------------------------------------------------
+
+
+def grid_cell(offset: np.ndarray, pitch: tuple[float, float]) -> tuple[tuple[int, int], float]:
+    """Nearest grid cell of an offset (mm, already in the grid's axes) and how far off it is (0..0.5 of a pitch)."""
+    gx, gy = offset[0] / pitch[0], offset[1] / pitch[1]
+    cx, cy = round(gx), round(gy)
+    return (int(cx), int(cy)), float(max(abs(gx - cx), abs(gy - cy)))
+
+
+def rotate(v: np.ndarray, angle_deg: float) -> np.ndarray:
+    """Rotate a vector clockwise (y down) by an angle in degrees."""
+    a = math.radians(angle_deg)
+    c, s = math.cos(a), math.sin(a)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def cell_fit(error: float) -> float:
+    """Confidence 1 at a cell's centre falling to 0 at its border (half a pitch off)."""
+    return max(0.0, 1.0 - max(0.0, error - 0.15) / 0.35)
+
+
+def space_at(board: Located, table_xy: np.ndarray) -> str | None:
+    """Name of the board space under a table point (the board's spaces are printed on its face)."""
+    f = board.to_face(np.asarray(table_xy, float).reshape(1, 2))[0]
+    best: tuple[float, str] | None = None
+    for s in board.component.spaces:
+        dx, dy = abs(f[0] - s.x_mm), abs(f[1] - s.y_mm)
+        if dx <= s.w_mm / 2 and dy <= s.h_mm / 2:
+            d = dx / s.w_mm + dy / s.h_mm
+            if best is None or d < best[0]:
+                best = (d, s.name)
+    return None if best is None else best[1]
+
+
+def space_pose(board_pose: TablePose, board: Component, space_name: str, offset: tuple[float, float] = (0.0, 0.0)) -> TablePose:
+    """Table pose of something lying on a board space (for arranging scenes)."""
+    w, h = board.size_mm
+    for s in board.spaces:
+        if s.name == space_name:
+            v = rotate(np.array([s.x_mm - w / 2 + offset[0], s.y_mm - h / 2 + offset[1]]), board_pose.angle_deg)
+            return TablePose(board_pose.x_mm + float(v[0]), board_pose.y_mm + float(v[1]), board_pose.angle_deg)
+    raise LayoutError(f"{board.id} has no space {space_name!r}")
+
+
+def connected_groups(items: list[Located], reach_mm: float) -> list[list[int]]:
+    """Groups of components whose centres chain together within ``reach_mm`` (4-neighbours on a grid)."""
+    n = len(items)
+    centres = np.array([c.centre_mm for c in items]) if items else np.zeros((0, 2))
+    seen = [False] * n
+    out: list[list[int]] = []
+    for i in range(n):
+        if seen[i]:
+            continue
+        stack, group = [i], []
+        seen[i] = True
+        while stack:
+            k = stack.pop()
+            group.append(k)
+            d = np.linalg.norm(centres - centres[k], axis=1)
+            for j in np.nonzero(d < reach_mm)[0]:
+                if not seen[j]:
+                    seen[j] = True
+                    stack.append(int(j))
+        out.append(sorted(group))
+    return out

@@ -1,0 +1,286 @@
+"""Habitats on the table: parks relative to their entrance, the market grid, the score track.
+
+Rulings of this layout:
+- A park's grid axes are its entrance tile's axes (its road points south); the entrance
+  is cell (0, 0) and a tile's rotation is counted from the entrance's upright.
+- Tiles belong to the park whose entrance they are connected to through 4-neighbours;
+  a group of tiles connected to no entrance is the market when it holds a figure or at
+  least four tiles, otherwise its tiles are loose (reported, not placed).
+- The market grid's axes are seat 0's entrance axes, its cell (0, 0) the occupied corner
+  nearest that player's top-left; a figure's rotation is its facing (0 = north).
+- Without a player list, seats follow the box's colour order (red, yellow, black, blue, green).
+- Score markers and goal tiles lie on the score track's spaces; of two markers on one
+  space the later colour lies on the earlier.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from scoring import find_game
+from scoring.model import BoardState, Placement, Player
+
+from . import (
+    GameLayout,
+    LayoutResult,
+    Located,
+    Placed,
+    Problem,
+    TablePose,
+    TableView,
+    cell_fit,
+    connected_groups,
+    grid_cell,
+    rotate,
+    space_at,
+    space_pose,
+    wrap_degrees,
+)
+
+GAME_ID = "habitats"
+PARK_PREFIX = "park:"
+MARKET = "market"
+TRACK = "track"
+#: Tile side plus the gap players leave between tiles (arranging only; reading measures it).
+PITCH_MM = 52.0
+#: Largest centre distance of two neighbouring tiles (diagonal neighbours too, so one unread tile does not cut a park in two).
+NEIGHBOUR_MM = 76.0
+
+
+def _catalog():  # noqa: ANN202 - the game's own catalog type
+    return find_game(GAME_ID).catalog  # type: ignore[attr-defined]
+
+
+# -- arranging (scene renderer) ------------------------------------------------------------
+
+
+def arrange(state: BoardState) -> Mapping[str, TablePose]:
+    """A realistic table: parks side by side (odd seats turned to face the other side), the
+    market above them in seat 0's axes, the score track to the right."""
+    game = find_game(GAME_ID)
+    index = game.component_index  # type: ignore[attr-defined]
+    cat = _catalog()
+    rng = np.random.default_rng(len(state.placements))
+    poses: dict[str, TablePose] = {}
+    players = sorted(state.players, key=lambda p: p.seat)
+    x_cursor = 0.0
+    park_bottom = 0.0
+    for k, player in enumerate(players):
+        park = [p for p in state.in_area(PARK_PREFIX + player.id) if isinstance(p.cell, tuple)]
+        if not park:
+            continue
+        xs = [p.cell[0] for p in park]  # type: ignore[index]
+        ys = [p.cell[1] for p in park]  # type: ignore[index]
+        width = (max(xs) - min(xs) + 1) * PITCH_MM
+        height = (max(ys) - min(ys) + 1) * PITCH_MM
+        turn = 180.0 if k % 2 else 0.0
+        centre = np.array([x_cursor + width / 2, height / 2])
+        mid = np.array([(max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2])
+        for p in park:
+            off = (np.array(p.cell, float) - mid) * PITCH_MM
+            v = rotate(off, turn) + centre + rng.normal(0, 0.8, 2)
+            poses[p.component] = TablePose(float(v[0]), float(v[1]), wrap_degrees(turn + 90.0 * p.rotation + rng.normal(0, 1.5)))
+        x_cursor += width + 70.0
+        park_bottom = max(park_bottom, height)
+    market = [p for p in state.in_area(MARKET) if isinstance(p.cell, tuple)]
+    if market:
+        xs = [p.cell[0] for p in market]  # type: ignore[index]
+        origin = np.array([max(0.0, x_cursor - 70.0) / 2 - (max(xs) + 1) * PITCH_MM / 2, -4 * PITCH_MM - 40.0])
+        rows = max(p.cell[1] for p in market) + 1  # type: ignore[index]
+        origin[1] = -rows * PITCH_MM - 50.0
+        for p in market:
+            v = origin + (np.array(p.cell, float) + 0.5) * PITCH_MM + rng.normal(0, 0.8, 2)
+            poses[p.component] = TablePose(float(v[0]), float(v[1]), wrap_degrees(90.0 * p.rotation + rng.normal(0, 1.5)))
+    track = [p for p in state.in_area(TRACK)]
+    board = index.get(cat.track.id)
+    if track and board is not None:
+        w, h = board.size_mm
+        bpose = TablePose(x_cursor + w / 2 + 20.0, park_bottom - h / 2, 0.0)
+        poses[board.id] = bpose
+        for p in track:
+            if p.component == board.id or not isinstance(p.cell, str):
+                continue
+            offset = (9.0, 9.0) if p.on else (0.0, 0.0)
+            poses[p.component] = space_pose(bpose, board, p.cell, offset)
+    return poses
+
+
+# -- reading (scanner) ---------------------------------------------------------------------
+
+
+def _players(view: TableView, entrances: list[tuple[Located, str]]) -> tuple[Player, ...]:
+    if view.players is not None:
+        return tuple(view.players)
+    order = [c.colour for c in _catalog().colours]
+    seen = sorted({colour for _, colour in entrances}, key=order.index)
+    return tuple(Player(colour, colour.title(), colour, i) for i, colour in enumerate(seen))  # type: ignore[arg-type]
+
+
+def _pitch(items: list[Located]) -> float:
+    """The park's measured tile pitch: median distance to the nearest neighbour."""
+    if len(items) < 2:
+        return PITCH_MM
+    c = np.array([x.centre_mm for x in items])
+    d = np.linalg.norm(c[:, None] - c[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    near = d.min(axis=1)
+    near = near[near < NEIGHBOUR_MM]
+    return float(np.clip(np.median(near), 50.0, 60.0)) if len(near) else PITCH_MM
+
+
+def read(view: TableView) -> LayoutResult:
+    """Parks, market and score track from the positioned components."""
+    cat = _catalog()
+    problems: list[Problem] = []
+    fits: list[float] = []
+    entrances = [(c, cs.colour) for c in view.located if (cs := cat.colour_of_entrance(c.component.id))]
+    players = _players(view, entrances)
+    player_ids = {p.id for p in players}
+    by_colour = {p.colour or p.id: p for p in players}
+    by_colour.update({p.id: p for p in players})
+    placed: list[Placed] = []
+    unknown: list[Placement] = []
+
+    grid_items = [c for c in view.located if c.component.kind in ("tile", "entrance", "figure")]
+    figures = {id(c) for c in grid_items if c.component.kind == "figure"}
+    park_items = [c for c in grid_items if id(c) not in figures]
+    groups = connected_groups(park_items, NEIGHBOUR_MM)
+    frames: dict[str, tuple[np.ndarray, float, float]] = {}
+    seat0_angle: float | None = None
+    loose: list[Located] = []
+    market_items: list[Located] = []
+    for group in groups:
+        members = [park_items[i] for i in group]
+        ents = [m for m in members if cat.colour_of_entrance(m.component.id)]
+        if not ents:
+            market_items.extend(members)
+            continue
+        owners = {}
+        for e in ents:
+            colour = cat.colour_of_entrance(e.component.id).colour
+            player = by_colour.get(colour)
+            if player is None:
+                problems.append(Problem("park/no_player", f"{e.component.id} belongs to no player of this game", (e.component.id,), (e.image_centre,)))
+                continue
+            owners[id(e)] = player
+        pitch = _pitch(members)
+        # Each tile joins the nearest entrance (several entrances touching is unusual but possible).
+        for m in members:
+            if cat.colour_of_entrance(m.component.id) and id(m) not in owners:
+                continue
+            best = min(ents, key=lambda e: np.linalg.norm(np.subtract(e.centre_mm, m.centre_mm)))
+            owner = owners.get(id(best))
+            if owner is None:
+                loose.append(m)
+                continue
+            area = PARK_PREFIX + owner.id
+            origin, angle = np.array(best.centre_mm), best.angle_deg
+            frames[area] = (origin, angle, pitch)
+            if owner.seat == min(p.seat for p in players):
+                seat0_angle = angle
+            offset = rotate(np.array(m.centre_mm) - origin, -angle)
+            cell, err = grid_cell(offset, (pitch, pitch))
+            turns, turn_err = m.turns_from(angle)
+            fits.append(cell_fit(err) * (1.0 if turn_err < 20 else 0.5))
+            if turn_err >= 20:
+                problems.append(Problem("layout/rotation_unclear", f"{m.component.id} lies {turn_err:.0f} degrees off the park grid", (m.component.id,), (m.image_centre,)))
+            placed.append(Placed(Placement(m.component.id, area, cell, turns), m))  # type: ignore[arg-type]
+
+    market_figures = [c for c in grid_items if id(c) in figures]
+    if market_items or market_figures:
+        market_groups = connected_groups(market_items + market_figures, NEIGHBOUR_MM)
+        chosen: list[Located] = []
+        for g in market_groups:
+            members = [(market_items + market_figures)[i] for i in g]
+            if any(id(m) in figures for m in members) or len(members) >= 4:
+                chosen.extend(members)
+            else:
+                loose.extend(members)
+        if chosen:
+            ref = seat0_angle
+            if ref is None:
+                tiles = [m for m in chosen if id(m) not in figures]
+                ref = tiles[0].angle_deg if tiles else chosen[0].angle_deg
+                ref = wrap_degrees(round(ref / 90.0) * 90.0) if seat0_angle is None else ref
+            tiles = [m for m in chosen if id(m) not in figures] or chosen
+            pitch = _pitch(tiles)
+            anchor = np.array(tiles[0].centre_mm)
+            cells = []
+            for m in chosen:
+                cell, err = grid_cell(rotate(np.array(m.centre_mm) - anchor, -ref), (pitch, pitch))
+                cells.append(cell)
+                fits.append(cell_fit(err))
+            x0 = min(c[0] for c in cells)
+            y0 = min(c[1] for c in cells)
+            frames[MARKET] = (anchor + rotate(np.array([x0, y0], float) * pitch, ref), ref, pitch)
+            for m, cell in zip(chosen, cells):
+                turns, _ = m.turns_from(ref)
+                placed.append(Placed(Placement(m.component.id, MARKET, (cell[0] - x0, cell[1] - y0), turns), m))
+
+    for m in loose:
+        problems.append(Problem("layout/loose", f"{m.component.id} lies apart from every park and the market; not placed", (m.component.id,), (m.image_centre,)))
+
+    # The score track: goals and score markers on its spaces.
+    board = next((c for c in view.located if c.component.id == cat.track.id), None)
+    if board is not None:
+        placed.append(Placed(Placement(board.component.id, TRACK), board))
+        stacked: dict[str, str] = {}
+        order = [c.colour for c in cat.colours]
+        on_track = [c for c in view.located if c.component.kind in ("goal", "marker")]
+        on_track.sort(key=lambda c: order.index(cs.colour) if (cs := cat.colour_of_marker(c.component.id)) else -1)
+        for c in on_track:
+            name = space_at(board, np.array(c.centre_mm))
+            if name is None:
+                problems.append(Problem("layout/off_track", f"{c.component.id} lies on no space of the score track", (c.component.id,), (c.image_centre,)))
+                continue
+            below = stacked.get(name)
+            placed.append(Placed(Placement(c.component.id, TRACK, name, 0, True, below), c))  # type: ignore[arg-type]
+            stacked[name] = c.component.id
+    else:
+        for c in view.located:
+            if c.component.kind in ("goal", "marker"):
+                problems.append(Problem("layout/no_track", f"{c.component.id} seen but the score track is not in view", (c.component.id,), (c.image_centre,)))
+
+    # Unreadable markers inside a park or the market become unknown cells.
+    taken = {(p.placement.area, p.placement.cell) for p in placed}
+    for u in view.unreadable:
+        if u.centre_mm is None:
+            continue
+        best_area, best_cell, best_err = None, None, 1.0
+        for area, (origin, angle, pitch) in frames.items():
+            cell, err = grid_cell(rotate(np.array(u.centre_mm) - origin, -angle), (pitch, pitch))
+            neighbours = [p for p in placed if p.placement.area == area and isinstance(p.placement.cell, tuple)
+                          and abs(p.placement.cell[0] - cell[0]) + abs(p.placement.cell[1] - cell[1]) <= 1]
+            if neighbours and (area, cell) not in taken and err < best_err:
+                best_area, best_cell, best_err = area, cell, err
+        if best_area is not None and best_cell is not None:
+            taken.add((best_area, best_cell))
+            unknown.append(Placement("?", best_area, best_cell))  # type: ignore[arg-type]
+    confidence = float(np.mean(fits)) if fits else (1.0 if not view.located else 0.5)
+    if any(p.code == "park/no_player" for p in problems):
+        confidence *= 0.5
+    del player_ids
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+
+
+def canonical(state: BoardState) -> BoardState:
+    """The state as the scanner reports it: every park's entrance at (0, 0)."""
+    cat = _catalog()
+    shift: dict[str, tuple[int, int]] = {}
+    for p in state.placements:
+        if cat.colour_of_entrance(p.component) and isinstance(p.cell, tuple):
+            shift[p.area] = p.cell
+    def moved(p: Placement) -> Placement:
+        s = shift.get(p.area)
+        if s is None or not isinstance(p.cell, tuple):
+            return p
+        return Placement(p.component, p.area, (p.cell[0] - s[0], p.cell[1] - s[1]), p.rotation, p.face_up, p.on, p.slot)
+    return BoardState(state.game, state.players, tuple(moved(p) for p in state.placements), state.options, state.extras,
+                      tuple(moved(u) for u in state.unknown))
+
+
+LAYOUT = GameLayout(GAME_ID, read, arrange)
+del math

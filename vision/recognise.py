@@ -1,0 +1,352 @@
+"""Stage 6: one frame -> one Recognition (board state, problems, confidence, timings).
+
+A messy table is normal input: foreign codes, duplicates, unreadable markers, a hand
+over the board and an empty table all end up in the result, never in an exception.
+Only input that is not an image (ImageError) or an unknown game is refused.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scoring import find_game
+from scoring.model import BoardState, Placement, Player, ScoringError, StateError
+from scoring.state import cell_to_json, state_to_json
+
+from .detect import Candidate, DetectConfig, Detection, MarkerKind, detect_all
+from .errors import VisionError
+from .identify import WEIGHTS, Disagreement, Duplicate, Foreign, Sighting, catalog_for, identify
+from .layouts import LayoutResult, Located, Placed, Problem, TableView, Unreadable, find_layout
+from .load import MAX_PIXELS, Frame, frame_from_array, load_image
+from .plane import Plane, RigidGroup, fit_plane, group_residual, rigid_fit
+
+
+@dataclass(frozen=True, slots=True)
+class RecogniseConfig:
+    """Tunables of the whole pipeline, with the defaults the benchmark measured."""
+
+    detect: DetectConfig = DetectConfig()
+    max_pixels: int = MAX_PIXELS
+    outlier_mm: float = 2.0
+    """A component whose markers sit further than this from their printed shape is off the plane."""
+    unreadable_size_tolerance: float = 0.3
+    """An undecoded quad counts as an unreadable tag when its side is within this fraction of a printed tag."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RecognisedComponent:
+    """One component as the scanner read it."""
+
+    located: Located
+    placement: Placement | None
+    """None when the layout could not give it a place (off every grid)."""
+
+    @property
+    def id(self) -> str:
+        return self.located.component.id
+
+    @property
+    def payload(self) -> str:
+        return self.located.payload
+
+    def to_dict(self) -> dict[str, Any]:
+        loc, p = self.located, self.placement
+        return {
+            "component": self.id,
+            "payload": self.payload,
+            "kind": loc.component.kind,
+            "area": p.area if p else None,
+            "cell": cell_to_json(p.cell) if p else None,
+            "rotation": p.rotation if p else None,
+            "on": p.on if p else None,
+            "slot": p.slot if p else None,
+            "read_by": loc.source,
+            "centre_mm": [round(v, 1) for v in loc.centre_mm],
+            "angle_deg": round(loc.angle_deg, 1),
+            "image_centre": [round(v, 1) for v in loc.image_centre],
+            "image_corners": _points(loc.image_outline),
+        }
+
+
+def _points(a: np.ndarray) -> list[list[float]]:
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in np.asarray(a).reshape(-1, 2)]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Recognition:
+    """Everything one frame told us about the table."""
+
+    game: str
+    state: BoardState
+    components: tuple[RecognisedComponent, ...]
+    unreadable: tuple[Unreadable, ...]
+    foreign: tuple[Foreign, ...]
+    duplicated: tuple[Duplicate, ...]
+    disagreements: tuple[Disagreement, ...]
+    problems: tuple[Problem, ...]
+    confidence: float
+    """0..1: the layout's confidence, lowered by a poor plane fit; 0 for an empty table."""
+    timings: Mapping[str, float] = field(default_factory=dict)
+    """Milliseconds per stage: load, detect, identify, plane, layout, total."""
+    plane_rms_mm: float | None = None
+    image_size: tuple[int, int] = (0, 0)
+
+    def component(self, component_id: str) -> RecognisedComponent | None:
+        for c in self.components:
+            if c.id == component_id:
+                return c
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the state, every component with its payload, and every problem with a position."""
+        return {
+            "game": self.game,
+            "image_size": list(self.image_size),
+            "state": state_to_json(self.state),
+            "components": [c.to_dict() for c in self.components],
+            "unreadable": [
+                {
+                    "kind": u.kind.value,
+                    "reason": u.reason,
+                    "image_centre": [round(v, 1) for v in u.image_centre],
+                    "image_corners": _points(u.image_corners),
+                    "centre_mm": [round(v, 1) for v in u.centre_mm] if u.centre_mm else None,
+                }
+                for u in self.unreadable
+            ],
+            "foreign": [
+                {
+                    "text": f.text,
+                    "reason": f.reason,
+                    "kind": f.detection.kind.value,
+                    "image_centre": [round(float(v), 1) for v in f.detection.centre],
+                    "image_corners": _points(f.detection.corners),
+                }
+                for f in self.foreign
+            ],
+            "duplicated": [
+                {
+                    "component": d.component,
+                    "payload": d.sightings[0].payload,
+                    "image_centres": [[round(float(v), 1) for v in s.image_centre()] for s in d.sightings],
+                }
+                for d in self.duplicated
+            ],
+            "disagreements": [
+                {
+                    "components": list(d.components),
+                    "message": d.message,
+                    "image_centres": [[round(float(v), 1) for v in x.centre] for x in d.detections],
+                }
+                for d in self.disagreements
+            ],
+            "problems": [p.to_dict() for p in self.problems],
+            "confidence": round(self.confidence, 3),
+            "plane_rms_mm": None if self.plane_rms_mm is None else round(self.plane_rms_mm, 2),
+            "timings_ms": {k: round(v, 1) for k, v in self.timings.items()},
+        }
+
+
+def _groups(sightings: Sequence[Sighting]) -> list[RigidGroup]:
+    out = []
+    for s in sightings:
+        img = np.vstack([d.corners for d in s.detections])
+        local = np.vstack([m.face_corners() for m in s.marks])
+        weight = min(WEIGHTS[d.kind] for d in s.detections)
+        out.append(RigidGroup(img, local, weight))
+    return out
+
+
+def _locate(s: Sighting, plane: Plane, residual: float) -> Located:
+    img = np.vstack([d.corners for d in s.detections])
+    local = np.vstack([m.face_corners() for m in s.marks])
+    r, t = rigid_fit(local, plane.to_table(img))
+    m = np.eye(3)
+    m[:2, :2], m[:2, 2] = r, t
+    return Located(s.component, s.payload, m, s.image_outline(), s.source, residual)
+
+
+def _unreadable(
+    candidates: Sequence[Candidate],
+    plane: Plane | None,
+    located: Sequence[Located],
+    markers: Sequence[Detection],
+    tag_sizes: Sequence[float],
+    tolerance: float,
+) -> list[Unreadable]:
+    """Undecoded quads of a printed tag's size that lie on no located face."""
+    if plane is None or not tag_sizes:
+        return []
+    lo, hi = min(tag_sizes) * (1 - tolerance), max(tag_sizes) * (1 + tolerance)
+    faces = [loc for loc in located]
+    out: list[Unreadable] = []
+    kept: list[np.ndarray] = []
+    decoded = [d.centre for d in markers]
+    for cand in candidates:
+        pts = plane.to_table(cand.corners)
+        sides = np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1)
+        centre = pts.mean(axis=0)
+        if cand.kind is MarkerKind.TAG:
+            if not (lo <= sides.min() and sides.max() <= hi):
+                continue
+            diag = np.linalg.norm(pts[0] - pts[2]), np.linalg.norm(pts[1] - pts[3])
+            if abs(diag[0] - diag[1]) > 0.15 * max(diag):
+                continue
+        if any(np.linalg.norm(cand.centre - c) < 0.5 * float(np.linalg.norm(cand.corners[0] - cand.corners[2])) for c in decoded):
+            continue
+        inside = False
+        for loc in faces:
+            f = loc.to_face(centre[None])[0]
+            w, h = loc.component.size_mm
+            if -2 <= f[0] <= w + 2 and -2 <= f[1] <= h + 2:
+                inside = True
+                break
+        if inside or any(np.linalg.norm(centre - k) < 10 for k in kept):
+            continue
+        kept.append(centre)
+        reason = "a tag that did not decode" if cand.kind is MarkerKind.TAG else "a QR code that did not decode"
+        out.append(Unreadable(cand.kind, cand.corners, (float(centre[0]), float(centre[1])), reason))
+    return out
+
+
+_PLACEMENT_INDEX = re.compile(r"placements\[(\d+)\]")
+
+
+def _validated(state: BoardState, placed: list[Placed], problems: list[Problem]) -> tuple[BoardState, list[Placed]]:
+    """Make the state loadable by the game: placements the rules refuse become unknown places."""
+    game = find_game(state.game)
+    unknown = list(state.unknown)
+    for _ in range(len(placed) + 1):
+        current = BoardState(
+            state.game, state.players, tuple(p.placement for p in placed), state.options, state.extras, tuple(unknown)
+        )
+        try:
+            game.load_state(state_to_json(current))
+            return current, placed
+        except StateError as exc:
+            m = _PLACEMENT_INDEX.search(str(exc))
+            if m is None or int(m.group(1)) >= len(placed):
+                problems.append(Problem("state/refused", f"the rules refuse this reading: {exc}"))
+                return BoardState(state.game, state.players, (), state.options, state.extras, ()), []
+            bad = placed.pop(int(m.group(1)))
+            problems.append(
+                Problem(
+                    "state/refused_placement",
+                    f"{bad.placement.component} left out: {exc}",
+                    (bad.placement.component,),
+                    (bad.located.image_centre,),
+                )
+            )
+            if bad.placement.area:
+                unknown.append(Placement("?", bad.placement.area, bad.placement.cell))
+    return state, placed
+
+
+def recognise(
+    image: bytes | np.ndarray,
+    game_id: str,
+    *,
+    config: RecogniseConfig | None = None,
+    players: Sequence[Player] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Recognition:
+    """Read one photo or camera frame of a game's table into a Recognition."""
+    cfg = config or RecogniseConfig()
+    game = find_game(game_id)
+    layout = find_layout(game.id)
+    catalog = catalog_for(game.id)
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+
+    def lap(name: str, since: float) -> float:
+        now = time.perf_counter()
+        timings[name] = (now - since) * 1000.0
+        return now
+
+    frame: Frame = (
+        frame_from_array(image, max_pixels=cfg.max_pixels)
+        if isinstance(image, np.ndarray)
+        else load_image(image, max_pixels=cfg.max_pixels)
+    )
+    t = lap("load", t0)
+    detected = detect_all(frame, config=cfg.detect)
+    t = lap("detect", t)
+    ident = identify(detected.markers, catalog)
+    t = lap("identify", t)
+
+    fit_sightings = list(ident.sightings) + [s for d in ident.duplicated for s in d.sightings]
+    groups = _groups(fit_sightings)
+    plane = fit_plane(groups, outlier_mm=cfg.outlier_mm) if groups else None
+    problems: list[Problem] = []
+    located: list[Located] = []
+    if plane is not None:
+        inliers = set(plane.inliers)
+        for i, s in enumerate(ident.sightings):
+            res = group_residual(plane.homography, groups[i])
+            if i in inliers:
+                located.append(_locate(s, plane, res))
+            else:
+                centre = s.image_centre()
+                problems.append(
+                    Problem(
+                        "vision/off_plane",
+                        f"{s.component.id} does not lie flat on the table (held, tilted or stacked);"
+                        " it is not placed",
+                        (s.component.id,),
+                        ((float(centre[0]), float(centre[1])),),
+                    )
+                )
+    unreadable = _unreadable(
+        detected.candidates,
+        plane,
+        located,
+        detected.markers,
+        catalog.tag_sizes_mm,
+        cfg.unreadable_size_tolerance,
+    )
+    t = lap("plane", t)
+
+    view = TableView(
+        game.id,
+        tuple(located),
+        tuple(unreadable),
+        tuple(players) if players is not None else None,
+        dict(options or {}),
+    )
+    try:
+        result = layout.read(view)
+    except (ScoringError, VisionError) as exc:
+        problems.append(Problem("layout/failed", f"the table layout could not be read: {exc}"))
+        result = None
+    if result is None:
+        result = LayoutResult(tuple(players or ()), (), confidence=0.0)
+    problems.extend(result.problems)
+    state, placed = _validated(result.state(game.id), list(result.placed), problems)
+    t = lap("layout", t)
+
+    by_loc = {id(p.located): p.placement for p in placed}
+    components = tuple(RecognisedComponent(loc, by_loc.get(id(loc))) for loc in located)
+    confidence = result.confidence if located else 0.0
+    if plane is not None and plane.rms_mm > 1.0:
+        confidence *= max(0.3, 1.0 - (plane.rms_mm - 1.0) / 4.0)
+    timings["total"] = (time.perf_counter() - t0) * 1000.0
+    return Recognition(
+        game.id,
+        state,
+        components,
+        tuple(unreadable),
+        ident.foreign,
+        ident.duplicated,
+        ident.disagreements,
+        tuple(problems),
+        float(confidence),
+        timings,
+        None if plane is None else plane.rms_mm,
+        (frame.width, frame.height),
+    )
