@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+import cv2
 import numpy as np
 
 from scoring import find_game
@@ -159,7 +160,7 @@ class Identified:
 
 
 def _mark_homography(det: Detection, mark: Mark) -> np.ndarray:
-    return weighted_dlt(mark.face_corners(), det.corners, np.ones(4))
+    return cv2.getPerspectiveTransform(mark.face_corners().astype(np.float32), det.corners.astype(np.float32))
 
 
 def _fused_homography(dets: Sequence[Detection], marks: Sequence[Mark]) -> np.ndarray:

@@ -10,7 +10,7 @@ their printed shape are outliers (a card held in a hand, a foreign tag) and are 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +39,8 @@ class Plane:
     inliers: tuple[int, ...]
     """Indices of the groups used in the final fit."""
     outliers: tuple[int, ...]
+    residuals_mm: tuple[float, ...] = ()
+    """Per group: RMS distance of its points from its printed shape on this plane."""
 
     def to_table(self, points: np.ndarray) -> np.ndarray:
         return apply_homography(self.homography, points)
@@ -80,12 +82,14 @@ def weighted_dlt(src: np.ndarray, dst: np.ndarray, weights: np.ndarray) -> np.nd
 
 
 def rigid_fit(local: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rotation R (2x2, no reflection) and translation t minimising |R local + t - target|."""
+    """Rotation R (2x2, no reflection) and translation t minimising |R local + t - target| (closed form)."""
     mc, tc = local.mean(axis=0), target.mean(axis=0)
-    cov = (local - mc).T @ (target - tc)
-    u, _, vt = np.linalg.svd(cov)
-    d = np.sign(np.linalg.det(vt.T @ u.T)) or 1.0
-    r = vt.T @ np.diag([1.0, d]) @ u.T
+    lc, tcen = local - mc, target - tc
+    cross = float(np.sum(lc[:, 0] * tcen[:, 1] - lc[:, 1] * tcen[:, 0]))
+    dot = float(np.sum(lc[:, 0] * tcen[:, 0] + lc[:, 1] * tcen[:, 1]))
+    a = np.arctan2(cross, dot)
+    c, s = np.cos(a), np.sin(a)
+    r = np.array([[c, -s], [s, c]])
     return r, tc - r @ mc
 
 
@@ -99,7 +103,8 @@ def group_residual(h: np.ndarray, group: RigidGroup) -> float:
 class _Packed:
     """All groups' points in flat arrays, for vectorised residuals."""
 
-    def __init__(self, groups: Sequence[RigidGroup], active: Sequence[int]) -> None:
+    def __init__(self, groups: Sequence[RigidGroup], active: Iterable[int]) -> None:
+        active = list(active)
         self.image = np.vstack([groups[i].image for i in active])
         self.local = np.vstack([groups[i].local for i in active])
         self.index = np.concatenate([np.full(len(groups[i].image), k) for k, i in enumerate(active)])
@@ -114,6 +119,11 @@ class _Packed:
         return np.stack(
             [np.bincount(self.index, p[:, k], self.n) / self.count for k in range(2)], axis=1
         )
+
+    def group_rms(self, h: np.ndarray) -> np.ndarray:
+        """Unweighted RMS distance (mm) of each group's points from its best rigid printed shape."""
+        r = self.residuals(h).reshape(-1, 2) / self.weight[:, None]
+        return np.sqrt(np.bincount(self.index, (r**2).sum(axis=1), self.n) / self.count)
 
     def residuals(self, h: np.ndarray) -> np.ndarray:
         """Each mapped point minus its group's best rigid printed shape (mm, weighted)."""
@@ -266,7 +276,7 @@ def fit_plane(
         if h0 is None:
             return None
         h = refine(h0, groups, active, iterations)
-        res = np.array([group_residual(h, groups[i]) for i in active])
+        res = _Packed(groups, active).group_rms(h)
         limit = max(outlier_mm, 3.0 * float(np.median(res)))
         keep = [i for i, r in zip(active, res) if r <= limit]
         if len(keep) == len(active) or not keep:
@@ -274,16 +284,14 @@ def fit_plane(
         active = keep
     if h is None:
         return None
-    res_all = [group_residual(h, g) for g in groups]
-    limit = max(outlier_mm, 3.0 * float(np.median([res_all[i] for i in active])))
-    inliers = tuple(i for i, r in enumerate(res_all) if r <= limit)
+    res_all = _Packed(groups, range(len(groups))).group_rms(h)
+    limit = max(outlier_mm, 3.0 * float(np.median(res_all[active])))
+    inliers = tuple(int(i) for i in np.nonzero(res_all <= limit)[0])
     outliers = tuple(i for i in range(len(groups)) if i not in inliers)
-    sq = [
-        ((apply_homography(h, groups[i].image) - _rigid_target(h, groups[i])) ** 2).sum(axis=1)
-        for i in inliers
-    ]
-    rms = float(np.sqrt(np.concatenate(sq).mean())) if sq else float("inf")
-    return Plane(h, rms, inliers, outliers)
+    packed = _Packed(groups, inliers) if inliers else None
+    rms = float(np.sqrt(np.mean((packed.residuals(h) / np.repeat(packed.weight, 2)) ** 2) * 2)) if packed else float("inf")
+    residuals = tuple(float(v) for v in res_all)
+    return Plane(h, rms, inliers, outliers, residuals)
 
 
 def _rigid_target(h: np.ndarray, group: RigidGroup) -> np.ndarray:

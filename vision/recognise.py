@@ -24,7 +24,7 @@ from .errors import VisionError
 from .identify import WEIGHTS, Disagreement, Duplicate, Foreign, Sighting, catalog_for, identify
 from .layouts import LayoutResult, Located, Placed, Problem, TableView, Unreadable, find_layout
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
-from .plane import Plane, RigidGroup, fit_plane, group_residual, rigid_fit
+from .plane import Plane, RigidGroup, fit_plane, rigid_fit
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,36 +180,41 @@ def _unreadable(
     tag_sizes: Sequence[float],
     tolerance: float,
 ) -> list[Unreadable]:
-    """Undecoded quads of a printed tag's size that lie on no located face."""
-    if plane is None or not tag_sizes:
+    """Undecoded quads of a printed tag's size that lie on no located face and no decoded marker."""
+    if plane is None or not tag_sizes or not candidates:
         return []
     lo, hi = min(tag_sizes) * (1 - tolerance), max(tag_sizes) * (1 + tolerance)
-    faces = [loc for loc in located]
+    img = np.stack([c.corners for c in candidates])  # (n, 4, 2)
+    pts = plane.to_table(img.reshape(-1, 2)).reshape(-1, 4, 2)
+    sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
+    d1 = np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1)
+    d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
+    is_tag = np.array([c.kind is MarkerKind.TAG for c in candidates])
+    square_ok = (sides.min(axis=1) >= lo) & (sides.max(axis=1) <= hi) & (np.abs(d1 - d2) <= 0.15 * np.maximum(d1, d2))
+    keep = ~is_tag | square_ok
+    centres = pts.mean(axis=1)
+    img_centres = img.mean(axis=1)
+    if markers:
+        dec = np.array([d.centre for d in markers])
+        reach = 0.5 * np.linalg.norm(img[:, 0] - img[:, 2], axis=1)
+        near = np.linalg.norm(img_centres[:, None] - dec[None], axis=2).min(axis=1) < np.maximum(reach, 4.0)
+        keep &= ~near
+    if located:
+        inv = np.stack([np.linalg.inv(loc.face_to_table) for loc in located])  # (m, 3, 3)
+        size = np.array([loc.component.size_mm for loc in located])
+        hom = np.concatenate([centres, np.ones((len(centres), 1))], axis=1)  # (n, 3)
+        face = np.einsum("mij,nj->nmi", inv, hom)
+        face = face[..., :2] / face[..., 2:3]
+        inside = ((face >= -2) & (face <= size[None] + 2)).all(axis=2).any(axis=1)
+        keep &= ~inside
     out: list[Unreadable] = []
     kept: list[np.ndarray] = []
-    decoded = [d.centre for d in markers]
-    for cand in candidates:
-        pts = plane.to_table(cand.corners)
-        sides = np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1)
-        centre = pts.mean(axis=0)
-        if cand.kind is MarkerKind.TAG:
-            if not (lo <= sides.min() and sides.max() <= hi):
-                continue
-            diag = np.linalg.norm(pts[0] - pts[2]), np.linalg.norm(pts[1] - pts[3])
-            if abs(diag[0] - diag[1]) > 0.15 * max(diag):
-                continue
-        if any(np.linalg.norm(cand.centre - c) < 0.5 * float(np.linalg.norm(cand.corners[0] - cand.corners[2])) for c in decoded):
-            continue
-        inside = False
-        for loc in faces:
-            f = loc.to_face(centre[None])[0]
-            w, h = loc.component.size_mm
-            if -2 <= f[0] <= w + 2 and -2 <= f[1] <= h + 2:
-                inside = True
-                break
-        if inside or any(np.linalg.norm(centre - k) < 10 for k in kept):
+    for i in np.nonzero(keep)[0]:
+        centre = centres[i]
+        if any(np.linalg.norm(centre - k) < 10 for k in kept):
             continue
         kept.append(centre)
+        cand = candidates[i]
         reason = "a tag that did not decode" if cand.kind is MarkerKind.TAG else "a QR code that did not decode"
         out.append(Unreadable(cand.kind, cand.corners, (float(centre[0]), float(centre[1])), reason))
     return out
@@ -288,7 +293,7 @@ def recognise(
     if plane is not None:
         inliers = set(plane.inliers)
         for i, s in enumerate(ident.sightings):
-            res = group_residual(plane.homography, groups[i])
+            res = plane.residuals_mm[i]
             if i in inliers:
                 located.append(_locate(s, plane, res))
             else:
