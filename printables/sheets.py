@@ -114,6 +114,12 @@ def _content(paper: Paper) -> tuple[float, float, float, float]:
     return (MARGIN_MM, MARGIN_MM, paper.w - 2 * MARGIN_MM, paper.h - 2 * MARGIN_MM - FOOTER_MM)
 
 
+def fits_page(size_mm: tuple[float, float], paper: Paper, bleed: float) -> bool:
+    """Whether a face (with its bleed) fits one page whole; larger faces are printed in pieces."""
+    _, _, aw, ah = _content(paper)
+    return size_mm[0] + 2 * bleed <= aw and size_mm[1] + 2 * bleed <= ah
+
+
 def _spans(game_id: str, c: Component, axis: int) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
     """Intervals along an axis a page split must not cut (markers) and should not cut (spaces)."""
     layout = marker_layout(game_id, c)
@@ -174,8 +180,7 @@ def pack(
     pages: list[Page] = []
     fitting: list[Component] = []
     for c in components:
-        w, h = c.size_mm
-        if w + 2 * bleed <= aw and h + 2 * bleed <= ah:
+        if fits_page(c.size_mm, paper, bleed):
             fitting.append(c)
             continue
         for piece in pieces_of(game_id, c, aw - 2 * bleed, ah - 2 * bleed):

@@ -86,26 +86,24 @@ def _parse_player(raw: Any, i: int) -> Player:
     where = f"players[{i}]"
     obj = _require_mapping(raw, where)
     _check_fields(obj, _PLAYER_FIELDS, where)
-    pid = _string(obj, "id", where)
+    pid = _string(obj, "id", where) or ""
     name = _string(obj, "name", where, required=False) or pid
     colour = _string(obj, "colour", where, required=False) or ""
     seat = _int(obj, "seat", where, i)
-    assert pid is not None and seat is not None  # guaranteed by the helpers above
-    return Player(PlayerId(pid), name, colour, seat)
+    return Player(PlayerId(pid), name, colour, i if seat is None else seat)
 
 
 def _parse_placement(raw: Any, where: str, *, unknown: bool = False) -> Placement:
     obj = _require_mapping(raw, where)
     _check_fields(obj, _UNKNOWN_FIELDS if unknown else _PLACEMENT_FIELDS, where)
-    component = "?" if unknown else _string(obj, "component", where)
-    area = _string(obj, "area", where)
-    rotation = 0 if unknown else _int(obj, "rotation", where, 0)
+    component = "?" if unknown else (_string(obj, "component", where) or "")
+    area = _string(obj, "area", where) or ""
+    rotation = 0 if unknown else (_int(obj, "rotation", where, 0) or 0)
     face_up = True if unknown else obj.get("face_up", True)
     if not isinstance(face_up, bool):
         raise StateError(f"{where}: 'face_up' must be true or false, got {face_up!r}")
     on = _string(obj, "on", where, required=False)
     slot = _int(obj, "slot", where, None)
-    assert component is not None and area is not None and rotation is not None
     return Placement(
         ComponentId(component),
         area,

@@ -146,6 +146,26 @@ def _polygon_area(p: np.ndarray) -> float:
     return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
 
 
+def _quads(groups: Sequence[RigidGroup], active: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every marker square of the active groups: image quads, printed quads, weights."""
+    img, loc, wts = [], [], []
+    for i in active:
+        g = groups[i]
+        n = len(g.image) // 4 * 4
+        if n:
+            img.append(g.image[:n].reshape(-1, 4, 2))
+            loc.append(g.local[:n].reshape(-1, 4, 2))
+            wts.append(np.full(n // 4, g.weight))
+    if not img:
+        return np.zeros((0, 4, 2)), np.zeros((0, 4, 2)), np.zeros(0)
+    return np.concatenate(img), np.concatenate(loc), np.concatenate(wts)
+
+
+def _quad_areas(q: np.ndarray) -> np.ndarray:
+    x, y = q[..., 0], q[..., 1]
+    return 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - y * np.roll(x, -1, axis=1), axis=1))
+
+
 def initial_homography(groups: Sequence[RigidGroup], active: Sequence[int]) -> np.ndarray | None:
     """A closed-form guess: vanishing line from how marker areas shrink, then the affine part.
 
@@ -153,45 +173,38 @@ def initial_homography(groups: Sequence[RigidGroup], active: Sequence[int]) -> n
     position (it is proportional to the vanishing line's value there); after removing the
     perspective, every marker's own affine map shares one metric part M (M^T M averaged).
     """
-    pts, rhs = [], []
-    for i in active:
-        g = groups[i]
-        if len(g.image) < 3:
-            continue
-        ai, al = abs(_polygon_area(g.image)), abs(_polygon_area(g.local))
-        if ai > 0 and al > 0:
-            pts.append(g.image.mean(axis=0))
-            rhs.append((ai / al) ** (1 / 3))
-    if not pts:
+    img, loc, wts = _quads(groups, active)
+    if len(img) == 0:
         return None
-    norm = _normaliser(np.array(pts)) if len(pts) > 1 else np.eye(3)
-    pn = apply_homography(norm, np.array(pts))
+    ai, al = _quad_areas(img), _quad_areas(loc)
+    ok = (ai > 0) & (al > 0)
+    if not ok.any():
+        return None
+    img, loc, wts, ai, al = img[ok], loc[ok], wts[ok], ai[ok], al[ok]
+    centres = img.mean(axis=1)
+    rhs = (ai / al) ** (1 / 3)
+    norm = _normaliser(centres) if len(centres) > 1 else np.eye(3)
+    pn = apply_homography(norm, centres)
     a = np.column_stack([pn, np.ones(len(pn))])
-    if len(pts) >= 3 and np.linalg.matrix_rank(a) == 3:
-        line, *_ = np.linalg.lstsq(a, np.array(rhs), rcond=None)
-        if not np.all(a @ line > 0):
-            line = np.array([0.0, 0.0, float(np.mean(rhs))])
-    else:
-        line = np.array([0.0, 0.0, float(np.mean(rhs))])
+    line = np.array([0.0, 0.0, float(np.mean(rhs))])
+    if len(centres) >= 3 and np.linalg.matrix_rank(a) == 3:
+        fitted, *_ = np.linalg.lstsq(a * wts[:, None], rhs * wts, rcond=None)
+        if np.all(a @ fitted > 0):
+            line = fitted
     persp = np.eye(3)
     persp[2] = line
     p = persp @ norm
-    acc = np.zeros((2, 2))
-    total = 0.0
-    for i in active:
-        g = groups[i]
-        if len(g.image) < 3:
-            continue
-        q = apply_homography(p, g.image)
-        design = np.column_stack([q, np.ones(len(q))])
-        sol, *_ = np.linalg.lstsq(design, g.local, rcond=None)
-        m = sol[:2].T
-        w = g.weight * len(g.image)
-        acc += w * (m.T @ m)
-        total += w
-    if total == 0:
+    q = apply_homography(p, img.reshape(-1, 2)).reshape(-1, 4, 2)
+    design = np.concatenate([q, np.ones((len(q), 4, 1))], axis=2)  # (n, 4, 3)
+    dtd = np.einsum("nki,nkj->nij", design, design)
+    dtl = np.einsum("nki,nkj->nij", design, loc)
+    try:
+        sol = np.linalg.solve(dtd, dtl)  # (n, 3, 2): rows x, y, 1
+    except np.linalg.LinAlgError:
         return None
-    vals, vecs = np.linalg.eigh(acc / total)
+    m = np.transpose(sol[:, :2, :], (0, 2, 1))  # (n, 2, 2) local = m @ q + c
+    acc = np.einsum("n,nki,nkj->ij", wts, m, m) / wts.sum()
+    vals, vecs = np.linalg.eigh(acc)
     if vals.min() <= 0:
         return None
     metric = vecs @ np.diag(np.sqrt(vals)) @ vecs.T

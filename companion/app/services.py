@@ -65,11 +65,20 @@ def example_players(game: Game) -> list[dict[str, Any]]:
                 {
                     "id": p["id"],
                     "name": p.get("name") or p["id"],
-                    "colour": p.get("colour") or PALETTE.get(p["id"], ""),
+                    "colour": _hex_colour(p.get("colour"), p["id"]),
                     "seat": p.get("seat", i),
                 }
             )
     return out
+
+
+def _hex_colour(colour: Any, player_id: str) -> str:
+    """``#rrggbb`` as given, a palette name translated, else the id's palette colour."""
+    if isinstance(colour, str) and COLOUR.fullmatch(colour):
+        return colour
+    if isinstance(colour, str) and colour.lower() in PALETTE:
+        return PALETTE[colour.lower()]
+    return PALETTE.get(player_id, "")
 
 
 def parse_players(raw: Any) -> tuple[Player, ...]:

@@ -281,7 +281,7 @@ class HabitatsCatalog:
         return None
 
 
-# -- parsing helpers ------------------------------------------------------------------
+# -- parsing ---------------------------------------------------------------------------
 
 
 def _bool(value: Any, where: str) -> bool:

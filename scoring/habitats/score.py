@@ -221,6 +221,10 @@ def rank_goal(
 ) -> dict[str, GoalResult]:
     """Rank players on a goal; tied players all get the value of the lowest tied rank."""
     lower = goal.goal.lower_wins
+    width = max((len(k) for k in keys.values()), default=0)
+    # a missing further area compares as size 0, so 3,2,1 beats 3,2
+    padded = {p: k + (0,) * (width - len(k)) for p, k in keys.items()}
+    keys = padded
     order = sorted(keys, key=lambda p: keys[p] if lower else tuple(-v for v in keys[p]))
     out: dict[str, GoalResult] = {}
     i = 0

@@ -245,6 +245,13 @@ def test_goal_measures_on_two_parks(goal: Goal) -> None:
     assert (red, blue) == MEASURES[goal]
 
 
+def test_biggest_area_extra_area_beats_none() -> None:
+    doc = case("H3_biggest_area_tiebreak")["state"]
+    doc = {**doc, "extras": {"goal_results": {"Y1": {"red": [3, 2], "blue": [2, 3, 1]}}}}
+    sheet = GAME.score_sheet(GAME.load_state(doc))
+    assert {s.player: s.total for s in sheet.scores} == {"red": 0, "blue": 3}
+
+
 def test_goal_evidence_names_the_tie() -> None:
     sheet = GAME.score_sheet(GAME.load_state(case("H2_goal_tie")["state"]))
     (line,) = sheet.score_of("red").lines

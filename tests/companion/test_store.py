@@ -1,0 +1,60 @@
+"""The SQLite store: WAL journal, numbered migrations, plays surviving a restart."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from companion.app import create_app
+from companion.app.db import connect, migrate, migrations
+
+from .conftest import csrf_token
+
+
+def test_migrations_are_numbered_from_one() -> None:
+    numbers = [n for n, _ in migrations()]
+    assert numbers == list(range(1, len(numbers) + 1))
+
+
+def test_database_is_wal_and_migrated(tmp_path: Path) -> None:
+    create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+    conn = sqlite3.connect(tmp_path / "companion.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(migrations())
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"play", "snapshot"} <= tables
+    conn.close()
+
+
+def test_migrate_is_idempotent(tmp_path: Path) -> None:
+    conn = connect(str(tmp_path / "x.sqlite"))
+    assert migrate(conn) == len(migrations())
+    assert migrate(conn) == len(migrations())
+    conn.close()
+
+
+def test_plays_survive_a_restart(tmp_path: Path) -> None:
+    first = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)})
+    client = first.test_client()
+    token = csrf_token(client)
+    r = client.post(
+        "/api/plays",
+        json={"game": "biomos", "title": "Kept", "players": [{"id": "red", "name": "Ria"}]},
+        headers={"X-CSRF-Token": token},
+    )
+    play = r.get_json()["id"]
+    again = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path)}).test_client()
+    plays = again.get("/api/plays").get_json()["plays"]
+    assert [(p["id"], p["title"], p["players"][0]["name"]) for p in plays] == [(play, "Kept", "Ria")]
+
+
+def test_deleting_a_play_deletes_its_states(tmp_path: Path) -> None:
+    conn = connect(str(tmp_path / "x.sqlite"))
+    migrate(conn)
+    conn.execute("INSERT INTO play VALUES ('p', 'biomos', 't', '[]', '{}', 'now', NULL, NULL)")
+    conn.execute(
+        "INSERT INTO snapshot (play_id, seq, state, source, created_at) VALUES ('p', 1, '{}', 'manual', 'now')"
+    )
+    conn.execute("DELETE FROM play WHERE id = 'p'")
+    assert conn.execute("SELECT COUNT(*) FROM snapshot").fetchone()[0] == 0
+    conn.close()
