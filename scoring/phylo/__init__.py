@@ -1,4 +1,4 @@
-"""PHYLO (phylogame.org): the ecosystem card game on a shared grid of species cards."""
+"""PHYLO (phylogame.org): the ecosystem card game on one common grid of species cards."""
 
 from .game import GAME, PhyloGame
 

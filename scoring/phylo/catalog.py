@@ -204,6 +204,8 @@ class Edition:
     card_size_mm: tuple[float, float]
     grid_pitch_mm: float
     max_cell: int
+    scale_bands: int
+    """How many SCALE values the edition defines (1..scale_bands)."""
     home_colour: str
     event_colour: str
     diet_colours: Mapping[Diet, str]
@@ -237,7 +239,7 @@ class Catalog:
         return None if card is None else card.kind
 
 
-# -- parsing helpers ---------------------------------------------------------------
+# -- parsing functions ---------------------------------------------------------------
 
 
 def _enum_set(enum_cls: type[enum.Enum], raw: Any, where: str, *, allow_empty: bool) -> frozenset[Any]:
@@ -586,6 +588,11 @@ def parse_edition(raw: Mapping[str, Any], *, source: str) -> Edition:
     pitch = float(ed["grid_pitch_mm"])
     if pitch < max(size):
         raise CatalogError(f"{where}: grid_pitch_mm {pitch} is smaller than a card's long side")
+    bands = raw["scale_band"]
+    for i, band in enumerate(bands):
+        check_fields(band, required=("scale", "up_to"), where=f"{source} [[scale_band]] #{i + 1}")
+        if as_int(band["scale"], f"{source} [[scale_band]] #{i + 1} scale", lo=1, hi=10) != i + 1:
+            raise CatalogError(f"{source} [[scale_band]] #{i + 1}: scales must run 1, 2, 3, ... in order")
     colours: dict[Diet, str] = {}
     for name, value in raw["diet_colours"].items():
         try:
@@ -599,6 +606,7 @@ def parse_edition(raw: Mapping[str, Any], *, source: str) -> Edition:
         card_size_mm=(float(size[0]), float(size[1])),
         grid_pitch_mm=pitch,
         max_cell=as_int(ed["max_cell"], f"{where} max_cell", lo=5, hi=200),
+        scale_bands=len(bands),
         home_colour=str(ed["home_colour"]),
         event_colour=str(ed["event_colour"]),
         diet_colours=colours,
@@ -623,6 +631,9 @@ def load_catalog() -> Catalog:
         source="phylo/cards.csv",
     )
     decks = build_decks(deck_rows, cards, source="phylo/edition.toml")
+    for s in species.values():
+        if s.scale > edition.scale_bands:
+            raise CatalogError(f"phylo/species.csv species {s.key}: scale {s.scale} has no [[scale_band]]")
     used = {c.ref for c in cards.values() if c.kind is CardKind.SPECIES}
     unprinted = sorted(set(species) - used)
     if unprinted:

@@ -42,7 +42,7 @@ def _species_lines(s: Species) -> tuple[str, ...]:
 
 
 class PhyloGame(BaseGame):
-    """PHYLO Ecosystem Game: a shared card grid, food chains, events and points left on the table."""
+    """PHYLO Ecosystem Game: one common card grid, food chains, events and points left on the table."""
 
     id = GAME_ID
     name = "PHYLO"

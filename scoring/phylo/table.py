@@ -1,4 +1,4 @@
-"""The shared PHYLO card grid: ownership by orientation, event effects and food-chain viability."""
+"""The common PHYLO card grid: ownership by orientation, event effects and food-chain viability."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ class Table:
 
 
 def env_compatible(a: TableCard, b: TableCard) -> bool:
-    """Environmental COMPATIBILITY: at least one shared climate and one shared terrain."""
+    """Environmental COMPATIBILITY: at least one climate and one terrain in common."""
     return bool(a.climates & b.climates) and bool(a.terrains & b.terrains)
 
 
@@ -239,8 +239,9 @@ def _replace_env(card: TableCard, climates: frozenset[Climate], terrains: frozen
 
 def _prey_edges(card: TableCard, cards: Mapping[GridCell, TableCard]) -> list[TableCard]:
     s = card.species
-    assert s is not None  # only called for species cards
-    out = []
+    out: list[TableCard] = []
+    if s is None:
+        return out
     for n in (cards[c] for c in neighbours(card.cell) if c in cards):
         if n.species is None or not env_compatible(card, n):
             continue
@@ -255,8 +256,7 @@ def _viability(cards: Mapping[GridCell, TableCard]) -> dict[str, Support]:
     species = [c for c in cards.values() if c.species is not None]
     viable: dict[str, str] = {}
     for c in species:
-        assert c.species is not None
-        if c.species.foodchain != 1:
+        if c.species is None or c.species.foodchain != 1:
             continue
         near = [cards[n] for n in neighbours(c.cell) if n in cards]
         home = next((n for n in near if n.kind is CardKind.HOME), None)
@@ -290,10 +290,11 @@ def _viability(cards: Mapping[GridCell, TableCard]) -> dict[str, Support]:
 def diagnose(card: TableCard, cards: Mapping[GridCell, TableCard]) -> tuple[Need, str]:
     """The first missing link of a non-viable species, in the rulebook's order."""
     s = card.species
-    assert s is not None  # only species are diagnosed
     near = [cards[n] for n in neighbours(card.cell) if n in cards]
     if not near:
         return Need.ISOLATED, "no card next to it"
+    if s is None:
+        return Need.CHAIN, "a HOME card feeds nothing"
     env = [n for n in near if n.species is not None and env_compatible(card, n)]
     if not env:
         if s.foodchain == 1:

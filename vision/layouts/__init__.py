@@ -28,6 +28,9 @@ from ..plane import apply_homography
 _LAYOUT_MODULES: dict[str, str] = {
     "habitats": "vision.layouts.habitats",
     "phylo": "vision.layouts.phylo",
+    "biomos": "vision.layouts.biomos",
+    "rainforest": "vision.layouts.rainforest",
+    "borneo": "vision.layouts.borneo",
 }
 
 

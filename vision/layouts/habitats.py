@@ -7,7 +7,9 @@ Rulings of this layout:
   a group of tiles connected to no entrance is the market when it holds a figure or at
   least four tiles, otherwise its tiles are loose (reported, not placed).
 - The market grid's axes are seat 0's entrance axes, its cell (0, 0) the occupied corner
-  nearest that player's top-left; a figure's rotation is its facing (0 = north).
+  nearest that player's top-left; a figure's rotation is its facing (0 = north). The
+  market is placed only when seat 0's entrance is in view and the market spans the full
+  grid of the player count (otherwise its cells could be shifted: reported instead).
 - Without a player list, seats follow the box's colour order (red, yellow, black, blue, green).
 - Score markers and goal tiles lie on the score track's spaces; of two markers on one
   space the later colour lies on the earlier.
@@ -15,7 +17,6 @@ Rulings of this layout:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -138,7 +139,6 @@ def read(view: TableView) -> LayoutResult:
     fits: list[float] = []
     entrances = [(c, cs.colour) for c in view.located if (cs := cat.colour_of_entrance(c.component.id))]
     players = _players(view, entrances)
-    player_ids = {p.id for p in players}
     by_colour = {p.colour or p.id: p for p in players}
     by_colour.update({p.id: p for p in players})
     placed: list[Placed] = []
@@ -199,26 +199,33 @@ def read(view: TableView) -> LayoutResult:
                 chosen.extend(members)
             else:
                 loose.extend(members)
-        if chosen:
+        market_layout = _catalog().markets.get(len(players))
+        if chosen and seat0_angle is None:
+            problems.append(Problem("layout/market_unanchored", "the market's axes come from seat 0's entrance, which is not in view; market not placed",
+                                    tuple(m.component.id for m in chosen), tuple(m.image_centre for m in chosen)))
+        elif chosen:
             ref = seat0_angle
-            if ref is None:
-                tiles = [m for m in chosen if id(m) not in figures]
-                ref = tiles[0].angle_deg if tiles else chosen[0].angle_deg
-                ref = wrap_degrees(round(ref / 90.0) * 90.0) if seat0_angle is None else ref
             tiles = [m for m in chosen if id(m) not in figures] or chosen
             pitch = _pitch(tiles)
             anchor = np.array(tiles[0].centre_mm)
-            cells = []
+            cells, market_fits = [], []
             for m in chosen:
                 cell, err = grid_cell(rotate(np.array(m.centre_mm) - anchor, -ref), (pitch, pitch))
                 cells.append(cell)
-                fits.append(cell_fit(err))
-            x0 = min(c[0] for c in cells)
-            y0 = min(c[1] for c in cells)
-            frames[MARKET] = (anchor + rotate(np.array([x0, y0], float) * pitch, ref), ref, pitch)
-            for m, cell in zip(chosen, cells):
-                turns, _ = m.turns_from(ref)
-                placed.append(Placed(Placement(m.component.id, MARKET, (cell[0] - x0, cell[1] - y0), turns), m))
+                market_fits.append(cell_fit(err))
+            x0, y0 = min(c[0] for c in cells), min(c[1] for c in cells)
+            extent = (max(c[0] for c in cells) - x0 + 1, max(c[1] for c in cells) - y0 + 1)
+            if market_layout is not None and extent != (market_layout.columns, market_layout.rows):
+                problems.append(Problem("layout/market_partial",
+                                        f"the market in view spans {extent[0]}x{extent[1]} cells, not the"
+                                        f" {market_layout.columns}x{market_layout.rows} of {len(players)} players; its cells are not placed",
+                                        tuple(m.component.id for m in chosen), tuple(m.image_centre for m in chosen)))
+            else:
+                fits.extend(market_fits)
+                frames[MARKET] = (anchor + rotate(np.array([x0, y0], float) * pitch, ref), ref, pitch)
+                for m, cell in zip(chosen, cells):
+                    turns, _ = m.turns_from(ref)
+                    placed.append(Placed(Placement(m.component.id, MARKET, (cell[0] - x0, cell[1] - y0), turns), m))
 
     for m in loose:
         problems.append(Problem("layout/loose", f"{m.component.id} lies apart from every park and the market; not placed", (m.component.id,), (m.image_centre,)))
@@ -262,7 +269,6 @@ def read(view: TableView) -> LayoutResult:
     confidence = float(np.mean(fits)) if fits else (1.0 if not view.located else 0.5)
     if any(p.code == "park/no_player" for p in problems):
         confidence *= 0.5
-    del player_ids
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
 
 
@@ -283,4 +289,3 @@ def canonical(state: BoardState) -> BoardState:
 
 
 LAYOUT = GameLayout(GAME_ID, read, arrange)
-del math

@@ -1,9 +1,11 @@
 """PHYLO on the table: one shared card grid; a card's owner is the way it faces.
 
 Rulings of this layout:
-- The grid's axes and origin are those of the first HOME card in catalog order that is in
-  view (HOME-A in this edition): it lies in cell (0, 0) with rotation 0, so seat 0 is the
-  player it faces. Cells are the edition's square pitch (95 mm) in that card's axes.
+- The grid's axes and origin are those of the first HOME card in catalog order (HOME-A in
+  this edition): it lies in cell (0, 0) with rotation 0, so seat 0 is the player it faces.
+  Cells are the edition's square pitch (95 mm) in that card's axes. When that card is not
+  in view nothing is placed (another HOME card's cell relative to it is unknown, and a
+  guessed grid would put cards in wrong cells).
 - A card's rotation is its quarter turns from that HOME card's upright; the game maps a
   rotation to the seat it faces (0 south, 2 north, 1 west, 3 east).
 - Without a player list, each seat facing a HOME card is named after that card's deck
@@ -28,7 +30,7 @@ TABLE = "table"
 SEAT_OF_ROTATION: Mapping[int, int] = {0: 0, 2: 1, 1: 2, 3: 3}
 ROTATION_OF_SEAT: Mapping[int, int] = {s: r for r, s in SEAT_OF_ROTATION.items()}
 #: Where an event card lies on its target, in the target's axes (its tag stays visible).
-EVENT_OFFSET_MM = (24.0, 30.0)
+EVENT_OFFSET_MM = (24.0, 0.0)
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -79,18 +81,34 @@ def _players(view: TableView, homes: list[tuple[Located, int]]) -> tuple[Player,
                  for seat, pid in sorted(seats.items()))
 
 
+def _under(card: Located, candidates: list[Placed]) -> Placed | None:
+    """The placed card whose face lies under another card's centre (nearest centre wins)."""
+    centre = np.array(card.centre_mm)
+    best: tuple[float, Placed] | None = None
+    for p in candidates:
+        w, h = p.located.component.size_mm
+        f = p.located.to_face(centre[None])[0]
+        if 0 <= f[0] <= w and 0 <= f[1] <= h:
+            d = float(np.linalg.norm(centre - np.array(p.located.centre_mm)))
+            if best is None or d < best[0]:
+                best = (d, p)
+    return None if best is None else best[1]
+
+
 def read(view: TableView) -> LayoutResult:
     """The card grid relative to the reference HOME card; owners by orientation."""
     pitch = _catalog().edition.grid_pitch_mm
     order = _homes()
     homes_seen = sorted((c for c in view.located if _kind(c.component.id) == "home"),
                         key=lambda c: order.index(c.component.id))
+    if homes_seen and order and homes_seen[0].component.id != order[0]:
+        homes_seen = []
     problems: list[Problem] = []
     cards = [c for c in view.located if _kind(c.component.id) in ("home", "species")]
     events = [c for c in view.located if _kind(c.component.id) == "event"]
     if not homes_seen:
         if cards:
-            problems.append(Problem("layout/no_home", "no HOME card in view: the grid has no origin, nothing is placed",
+            problems.append(Problem("layout/no_home", f"{order[0] if order else 'the first HOME card'} is not in view: the grid has no origin, nothing is placed",
                                     tuple(c.component.id for c in cards)))
         players = tuple(view.players) if view.players is not None else ()
         return LayoutResult(players, (), (), tuple(problems), 0.0 if cards else 1.0)
@@ -120,14 +138,12 @@ def read(view: TableView) -> LayoutResult:
         by_cell[cell] = placed_card
         placed.append(placed_card)
     for e in events:
-        cell, err = grid_cell(rotate(np.array(e.centre_mm) - origin - rotate(np.array(EVENT_OFFSET_MM), angle), -angle), (pitch, pitch))
-        target = by_cell.get(cell)
         turns, _ = e.turns_from(angle)
-        if target is None or _kind(target.placement.component) != "species" or turns not in seat_rotations:
+        target = _under(e, [p for p in placed if _kind(p.placement.component) == "species"])
+        if target is None or turns not in seat_rotations:
             problems.append(Problem("layout/loose_event", f"{e.component.id} lies on no species card; not placed",
                                     (e.component.id,), (e.image_centre,)))
             continue
-        fits.append(cell_fit(err))
         placed.append(Placed(Placement(e.component.id, TABLE, None, turns, True, target.placement.component), e))
     unknown: list[Placement] = []
     for u in view.unreadable:

@@ -1,0 +1,217 @@
+"""A real browser at the table: Debian's Chromium, driven by Playwright, filming a rendered table.
+
+Chromium's fake camera plays a video made of three rendered Habitats tables: the
+start position (A), an illegal move (C: a tile taken diagonally from the figure) and
+a legal move (B: the tile straight ahead). The test starts a game, sees the overlay
+list the components of A, accepts A, sees C flagged, accepts B and reads the score.
+Set COMPANION_SCREENSHOTS to a folder to keep screenshots of the main pages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from werkzeug.serving import make_server
+
+from companion.app import create_app
+from scoring import find_game
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+EXAMPLES = Path(__file__).resolve().parents[1] / "scoring" / "examples" / "habitats"
+RESOLUTION = (1280, 720)
+FPS = 2
+SECONDS_PER_SCENE = 6
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--use-fake-ui-for-media-stream",
+    "--use-fake-device-for-media-stream",
+]
+
+
+def _require_browser() -> Any:
+    """Playwright's sync API, or a skip naming what is missing (a failure under CI)."""
+    missing = []
+    try:
+        from playwright import sync_api
+    except ImportError:
+        sync_api = None
+        missing.append("the playwright package (pip install playwright)")
+    if not CHROMIUM.exists():
+        missing.append("Debian's chromium (apt-get install chromium)")
+    if missing:
+        reason = "browser test needs " + " and ".join(missing)
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return sync_api
+
+
+def _case(name: str) -> dict[str, Any]:
+    return json.loads((EXAMPLES / f"{name}.json").read_text("utf-8"))
+
+
+def write_y4m(path: Path, scenes: list[np.ndarray]) -> None:
+    """A Y4M clip (I420) holding each BGR scene for SECONDS_PER_SCENE seconds."""
+    w, h = RESOLUTION
+    with path.open("wb") as out:
+        out.write(f"YUV4MPEG2 W{w} H{h} F{FPS}:1 Ip A1:1 C420jpeg\n".encode("ascii"))
+        for image in scenes:
+            frame = cv2.cvtColor(image, cv2.COLOR_BGR2YUV_I420).tobytes()
+            for _ in range(FPS * SECONDS_PER_SCENE):
+                out.write(b"FRAME\n")
+                out.write(frame)
+
+
+@pytest.fixture(scope="module")
+def table_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from vision.render import render_scene
+
+    game = find_game("habitats")
+    legal, illegal = _case("move_legal_head"), _case("move_not_in_line")
+    scenes = []
+    for doc in (legal["before"], illegal["after"], legal["after"]):
+        scene = render_scene(
+            "habitats", game.load_state(doc), condition="easy", seed=3,
+            resolution=RESOLUTION, supersample=1, clutter=False, foreign=0,
+        )
+        scenes.append(scene.image)
+    path = tmp_path_factory.mktemp("video") / "table.y4m"
+    write_y4m(path, scenes)
+    return path
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[str]:
+    app = create_app({"INSTANCE_PATH": str(tmp_path / "instance")})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def browser_page(table_video: Path) -> Iterator[Any]:
+    sync_api = _require_browser()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[*CHROMIUM_ARGS, f"--use-file-for-fake-video-capture={table_video}"],
+        )
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
+        assert not [e for e in errors if "Content Security Policy" in e or "TypeError" in e], errors
+
+
+def shoot(page: Any, name: str) -> None:
+    folder = os.environ.get("COMPANION_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+
+
+def wait_for_proposal(page: Any, title: str, *, attempts: int = 6) -> None:
+    """The first proposal that matches; other ones (the clip loops) are dismissed."""
+    for _ in range(attempts):
+        page.wait_for_selector("#proposal:not([hidden])", timeout=60_000)
+        if page.text_content("#proposal-title") == title:
+            return
+        page.click("#dismiss")
+    raise AssertionError(f"no proposal titled {title!r}")
+
+
+def seen_components(page: Any) -> set[str]:
+    return set(page.eval_on_selector_all("#seen li[data-component]", "els => els.map(e => e.dataset.component)"))
+
+
+def test_play_a_filmed_game_to_the_score_sheet(live_server: str, browser_page: Any) -> None:
+    page = browser_page
+    page.goto(live_server + "/")
+    shoot(page, "home")
+    page.goto(live_server + "/new?game=habitats")
+    page.fill('input[name="name0"]', "Rosa")
+    page.fill('input[name="id0"]', "red")
+    page.select_option('select[name="colour0"]', "red")
+    page.fill('input[name="name1"]', "Bruno")
+    page.fill('input[name="id1"]', "blue")
+    page.select_option('select[name="colour1"]', "blue")
+    page.fill('input[name="name2"]', "")
+    page.fill('input[name="id2"]', "")
+    page.select_option('select[name="colour2"]', "")
+    shoot(page, "new-game")
+    page.click("#new-game button[type=submit]")
+    page.wait_for_url("**/table")
+
+    page.click("#camera-start")
+    start = {p["component"] for p in _case("move_legal_head")["before"]["placements"]}
+    page.wait_for_function(
+        "ids => { const s = new Set([...document.querySelectorAll('#seen li[data-component]')]"
+        ".map(e => e.dataset.component)); return ids.every(i => s.has(i)) && s.size === ids.length; }",
+        arg=sorted(start),
+        timeout=60_000,
+    )
+    assert seen_components(page) == start
+    wait_for_proposal(page, "Starting position")
+    page.click("#accept")
+    page.wait_for_function("document.getElementById('accepted-count').textContent === '1'")
+
+    wait_for_proposal(page, "This move breaks a rule")
+    flagged = page.text_content('#violation-list li[data-code="market/not_in_line"]')
+    assert flagged is not None and "T003" in flagged and "not in a straight line" in flagged
+    shoot(page, "table-illegal")
+    page.click("#dismiss")
+
+    wait_for_proposal(page, "Legal move")
+    moves = page.eval_on_selector_all("#move-list li", "els => els.map(e => e.textContent)")
+    assert any("T004" in m and "park:red" in m for m in moves), moves
+    shoot(page, "table-legal")
+    page.click("#accept")
+    page.wait_for_function("document.getElementById('accepted-count').textContent === '2'")
+
+    page.click("#score-link")
+    page.wait_for_selector("#ranking")
+    totals = page.eval_on_selector_all(
+        "#ranking tbody tr", "rows => rows.map(r => [r.dataset.player, r.querySelector('.total').textContent])"
+    )
+    # Rosa's park: entrance, T018 and T004 beside her chimp; Bruno has one tile (rulebook scoring).
+    assert totals == [["red", "2"], ["blue", "0"]]
+    assert "Rosa" in page.text_content("#winner")
+    shoot(page, "score")
+    page.click("#finish")
+    page.wait_for_url("**/history/*")
+    assert page.locator("ol.timeline li").count() == 2
+    shoot(page, "history-detail")
+    page.goto(live_server + "/history/")
+    assert "Rosa won" in page.text_content("table.history")
+    shoot(page, "history")
+    page.goto(live_server + "/print")
+    shoot(page, "print")

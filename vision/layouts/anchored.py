@@ -1,0 +1,150 @@
+"""Helpers shared by the board-anchored layouts (Biomos, Rainforest, BIOME Borneo).
+
+A board is located from its anchor tags (or its own tag and QR code) by stages 1-4, so
+its ``Located.face_to_table`` already maps the printed board face onto the table. These
+helpers answer the questions every board game asks of that pose: which face a point lies
+on, which named space, how far outside a face something lies, and who sits at a board.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.model import Component, Player, Space
+
+from ..errors import LayoutError
+from . import Located, Problem, TablePose, TableView, Unreadable, rotate, wrap_degrees
+
+#: A point this far (as a fraction of a space's half size) from a space's centre is too close
+#: to its border to be trusted: it is reported, not guessed.
+SPACE_TRUST = 0.85
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceHit:
+    """A named space under a point and how squarely the point sits in it (0 centre .. 1 border)."""
+
+    space: Space
+    offset: float
+
+
+def face_xy(loc: Located, table_xy: Sequence[float]) -> np.ndarray:
+    """Table millimetres -> the located component's upright face millimetres."""
+    return loc.to_face(np.asarray(table_xy, float).reshape(1, 2))[0]
+
+
+def outside_mm(loc: Located, table_xy: Sequence[float]) -> float:
+    """How far a table point lies outside a component's face rectangle (0 inside)."""
+    f = face_xy(loc, table_xy)
+    w, h = loc.component.size_mm
+    dx = max(0.0, -f[0], f[0] - w)
+    dy = max(0.0, -f[1], f[1] - h)
+    return math.hypot(dx, dy)
+
+
+def is_on(loc: Located, table_xy: Sequence[float], margin_mm: float = 0.0) -> bool:
+    """Whether a table point lies on a component's face, at least ``margin_mm`` inside its edge."""
+    f = face_xy(loc, table_xy)
+    w, h = loc.component.size_mm
+    return margin_mm <= f[0] <= w - margin_mm and margin_mm <= f[1] <= h - margin_mm
+
+
+def space_hit(loc: Located, table_xy: Sequence[float], spaces: Iterable[Space] | None = None) -> SpaceHit | None:
+    """The printed space of a board (or tile) under a table point, or None off every space."""
+    f = face_xy(loc, table_xy)
+    best: SpaceHit | None = None
+    for s in loc.component.spaces if spaces is None else spaces:
+        dx, dy = abs(f[0] - s.x_mm) / (s.w_mm / 2), abs(f[1] - s.y_mm) / (s.h_mm / 2)
+        if dx <= 1.0 and dy <= 1.0:
+            off = max(dx, dy)
+            if best is None or off < best.offset:
+                best = SpaceHit(s, off)
+    return best
+
+
+def holder(items: Iterable[Located], table_xy: Sequence[float], margin_mm: float = 0.0) -> Located | None:
+    """The smallest located face a point lies on (a tile on a board beats the board)."""
+    found = [c for c in items if is_on(c, table_xy, margin_mm)]
+    if not found:
+        return None
+    return min(found, key=lambda c: c.component.size_mm[0] * c.component.size_mm[1])
+
+
+def nearest(items: Iterable[Located], table_xy: Sequence[float]) -> tuple[Located | None, float]:
+    """The face nearest a table point (distance outside its rectangle, 0 when on it)."""
+    best: tuple[Located | None, float] = (None, math.inf)
+    for c in items:
+        d = outside_mm(c, table_xy)
+        if d < best[1]:
+            best = (c, d)
+    return best
+
+
+def relative_angle(loc: Located, reference_deg: float) -> float:
+    """Clockwise angle of a component from a reference direction, in (-180, 180]."""
+    return wrap_degrees(loc.angle_deg - reference_deg)
+
+
+def steps_from(loc: Located, reference_deg: float, step_deg: float) -> tuple[int, float]:
+    """Clockwise steps of ``step_deg`` relative to a reference, and the leftover error in degrees."""
+    rel = relative_angle(loc, reference_deg)
+    k = round(rel / step_deg)
+    n = round(360.0 / step_deg)
+    return int(k % n), abs(rel - step_deg * k)
+
+
+def seat_players(view: TableView, owners: Sequence[tuple[str, str, str]]) -> tuple[tuple[Player, ...], dict[str, Player]]:
+    """Players and which owner component each one sits at.
+
+    ``owners`` are ``(component id, player id, player name)`` of the owner components seen,
+    in catalog order. Without a player list each owner is a player of its own (seat by
+    catalog order); with one, the k-th seat takes the k-th owner and owners beyond the
+    seats belong to nobody.
+    """
+    by_owner: dict[str, Player] = {}
+    if view.players is None:
+        players = tuple(Player(pid, name, "", k) for k, (_, pid, name) in enumerate(owners))  # type: ignore[arg-type]
+        for (cid, _, _), p in zip(owners, players):
+            by_owner[cid] = p
+        return players, by_owner
+    players = tuple(view.players)
+    for (cid, _, _), p in zip(owners, sorted(players, key=lambda p: p.seat)):
+        by_owner[cid] = p
+    return players, by_owner
+
+
+def along(items: Sequence[Located], axis_deg: float) -> list[Located]:
+    """Components ordered along a table direction (a row read from its start)."""
+    a = math.radians(axis_deg)
+    d = np.array([math.cos(a), math.sin(a)])
+    return sorted(items, key=lambda c: float(np.dot(np.array(c.centre_mm), d)))
+
+
+def unread_problem(u: Unreadable, where: str) -> Problem:
+    """A marker that did not decode at a place that matters."""
+    return Problem("layout/unreadable", f"a marker {where} did not decode; that place is not scored", (), (u.image_centre,))
+
+
+def point_on(pose: TablePose, comp: Component, x_mm: float, y_mm: float) -> tuple[float, float]:
+    """Table position of a point of a component's upright face, the component lying at ``pose``."""
+    w, h = comp.size_mm
+    v = rotate(np.array([x_mm - w / 2, y_mm - h / 2]), pose.angle_deg)
+    return (pose.x_mm + float(v[0]), pose.y_mm + float(v[1]))
+
+
+def pose_at(pose: TablePose, comp: Component, x_mm: float, y_mm: float, angle_deg: float) -> TablePose:
+    """Pose of something centred on a point of a component's face, turned ``angle_deg`` from it."""
+    x, y = point_on(pose, comp, x_mm, y_mm)
+    return TablePose(x, y, wrap_degrees(pose.angle_deg + angle_deg))
+
+
+def space_centre(comp: Component, name: str) -> tuple[float, float]:
+    """Face position of a named space (LayoutError names the missing space)."""
+    for s in comp.spaces:
+        if s.name == name:
+            return (s.x_mm, s.y_mm)
+    raise LayoutError(f"{comp.id} has no space {name!r}")

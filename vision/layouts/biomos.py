@@ -1,0 +1,263 @@
+"""Biomos on the table: planet boards from their anchors, tokens on their spaces, biome cards beside them.
+
+Rulings of this layout:
+- A planet board side is located from its anchor tags (or its own tag and QR code); the
+  tag names the board, its side (discovery or advanced) and so its planet type.
+- A terrain token whose centre lies on a board belongs to the space under it (``P1``-``P12``,
+  ``MOON``, and ``R1``/``R2`` on the advanced side). A token on a board but on no space, or
+  too close to the border between two spaces, is reported and not placed.
+- A token off every board but within ``OFF_BOARD_MM`` of one has slid off that planet: it is
+  reported, not placed. Tokens further away are the centre row, numbered ``T1``... along
+  seat 0's board axis (no cells when more than five lie there).
+- A biome card in front of a board (its centre below the board's middle line, in the board's
+  own axes) and within ``CLAIM_MM`` of the board's edge is a biome of that board's player; of
+  two boards the nearer wins. Other cards are the offer, basic cards ``B1``... and giant
+  cards ``G1``... along seat 0's board axis. Face-down cards carry no marker and are not
+  seen (the photo cannot tell them from any other card back).
+- Solo: the Black Hole card is area ``blackhole``; tokens on it lie ``on`` it; cards near it
+  are the biomes it established, and tokens on such a card lie ``on`` that card.
+- Without a player list the player at board ``n`` is ``planet<n>``, seats in board order;
+  with one, the k-th seat takes the k-th board in board order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from scoring import find_game
+from scoring.model import BoardState, Component, Placement
+
+from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView
+from .anchored import (
+    SPACE_TRUST,
+    along,
+    face_xy,
+    holder,
+    is_on,
+    nearest,
+    pose_at,
+    seat_players,
+    space_centre,
+    space_hit,
+)
+
+GAME_ID = "biomos"
+PLANET = "planet:"
+BIOMES = "biomes:"
+CENTRE = "centre"
+OFFER = "offer"
+BLACKHOLE = "blackhole"
+#: A card in front of a board whose centre lies this close to the board's edge is that player's biome.
+CLAIM_MM = 170.0
+#: A token this close to a board's edge (but off it) has slid off that planet.
+OFF_BOARD_MM = 30.0
+#: Arranging: gap between neighbouring planet boards.
+BOARD_GAP_MM = 120.0
+#: Arranging: where tokens may lie on the Black Hole card and on an established biome card
+#: without hiding the card's own tag (top left) and QR code (bottom right).
+_BLACKHOLE_SPOTS = ((42.0, 17.0), (72.0, 17.0), (42.0, 47.0), (72.0, 47.0), (42.0, 75.0), (102.0, 17.0))
+_CARD_SPOTS = ((40.0, 18.0), (40.0, 47.0), (72.0, 17.0))
+
+
+def _catalog():  # noqa: ANN202 - the game's own catalog type
+    return find_game(GAME_ID).catalog  # type: ignore[attr-defined]
+
+
+def _board_number(component: Component) -> int:
+    face = _catalog().by_id.get(component.id)
+    return int(getattr(face, "board", 0))
+
+
+def _is_giant(component: Component) -> bool:
+    card = _catalog().by_id.get(component.id)
+    return getattr(getattr(card, "kind", None), "value", "") == "giant"
+
+
+# -- arranging (scene renderer) ------------------------------------------------------------
+
+
+def arrange(state: BoardState) -> Mapping[str, TablePose]:
+    """Planets in a row in seat order, each player's biomes in rows below the planet, the
+    centre row of tokens and the offer above, the Black Hole to the right."""
+    game = find_game(GAME_ID)
+    index = game.component_index  # type: ignore[attr-defined]
+    rng = np.random.default_rng(7 + len(state.placements))
+    poses: dict[str, TablePose] = {}
+
+    def jitter(limit: float) -> tuple[float, float]:
+        return tuple(float(v) for v in np.clip(rng.normal(0, limit / 2, 2), -limit, limit))  # type: ignore[return-value]
+
+    players = sorted(state.players, key=lambda p: p.seat)
+    boards: list[tuple[str, Component, TablePose]] = []
+    x = 0.0
+    for player in players:
+        area = PLANET + player.id
+        board = next((p for p in state.in_area(area) if index[p.component].kind == "board"), None)
+        if board is None:
+            continue
+        comp = index[board.component]
+        w, h = comp.size_mm
+        pose = TablePose(x + w / 2, 0.0, float(rng.uniform(-5, 5)))
+        poses[comp.id] = pose
+        boards.append((player.id, comp, pose))
+        for p in state.in_area(area):
+            if p.component == comp.id or not isinstance(p.cell, str):
+                continue
+            sx, sy = space_centre(comp, p.cell)
+            dx, dy = jitter(3.0)
+            poses[p.component] = pose_at(pose, comp, sx + dx, sy + dy, float(rng.uniform(-180, 180)))
+        cards = list(state.in_area(BIOMES + player.id))
+        for k, p in enumerate(cards):
+            row, col = divmod(k, 3)
+            cx, cy = w / 2 + (col - 1) * 98.0, h + 48.0 + row * 72.0
+            dx, dy = jitter(3.0)
+            poses[p.component] = pose_at(pose, comp, cx + dx, cy + dy, float(rng.uniform(-4, 4)))
+        x += w + BOARD_GAP_MM
+    width = max(x - BOARD_GAP_MM, 400.0)
+    top = -(boards[0][1].size_mm[1] / 2 if boards else 110.0)
+
+    centre = [p for p in state.in_area(CENTRE)]
+    centre.sort(key=lambda p: (p.cell is None, str(p.cell)))
+    for k, p in enumerate(centre):
+        dx, dy = jitter(2.0)
+        poses[p.component] = TablePose(width / 2 + (k - 2) * 40.0 + dx, top - 40.0 + dy, float(rng.uniform(-180, 180)))
+    offer = [p for p in state.in_area(OFFER)]
+    basic = sorted((p for p in offer if not _is_giant(index[p.component])), key=lambda p: (p.cell is None, str(p.cell)))
+    giant = sorted((p for p in offer if _is_giant(index[p.component])), key=lambda p: (p.cell is None, str(p.cell)))
+    for row, cards in enumerate((basic, giant)):
+        for k, p in enumerate(cards):
+            dx, dy = jitter(3.0)
+            poses[p.component] = TablePose(
+                width / 2 + (k - (len(cards) - 1) / 2) * 98.0 + dx, top - 130.0 - row * 75.0 + dy, float(rng.uniform(-4, 4))
+            )
+
+    hole = next((p for p in state.in_area(BLACKHOLE) if index[p.component].kind == "blackhole"), None)
+    if hole is not None:
+        comp = index[hole.component]
+        w, h = comp.size_mm
+        pose = TablePose(x + w / 2 + 10.0, 0.0, float(rng.uniform(-4, 4)))
+        poses[comp.id] = pose
+        on_hole = [p for p in state.in_area(BLACKHOLE) if p.on == comp.id]
+        for k, p in enumerate(on_hole):
+            sx, sy = _BLACKHOLE_SPOTS[k % len(_BLACKHOLE_SPOTS)]
+            poses[p.component] = pose_at(pose, comp, sx, sy, float(rng.uniform(-180, 180)))
+        established = [p for p in state.in_area(BLACKHOLE) if p.on is None and index[p.component].kind == "card"]
+        for k, p in enumerate(established):
+            row, col = divmod(k, 2)
+            cpose = pose_at(pose, comp, w / 2 + (col - 0.5) * 96.0, h + 45.0 + row * 72.0, float(rng.uniform(-3, 3)))
+            poses[p.component] = cpose
+            card = index[p.component]
+            absorbed = [q for q in state.in_area(BLACKHOLE) if q.on == p.component]
+            for j, q in enumerate(absorbed):
+                sx, sy = _CARD_SPOTS[j % len(_CARD_SPOTS)]
+                poses[q.component] = pose_at(cpose, card, sx, sy, float(rng.uniform(-180, 180)))
+    return poses
+
+
+# -- reading (scanner) ---------------------------------------------------------------------
+
+
+def _in_front(keeper: Located, card: Located) -> bool:
+    """A card lies on the player's side of a board (or below the Black Hole), not across the table."""
+    return float(face_xy(keeper, card.centre_mm)[1]) > keeper.component.size_mm[1] / 2
+
+
+def read(view: TableView) -> LayoutResult:
+    """Planets, biomes, the centre row, the offer and (solo) the Black Hole from positioned components."""
+    problems: list[Problem] = []
+    placed: list[Placed] = []
+    unknown: list[Placement] = []
+    fits: list[float] = []
+
+    boards = sorted(view.of_kind("board"), key=lambda b: (_board_number(b.component), b.component.id))
+    owners = [(b.component.id, f"planet{_board_number(b.component)}", f"Planet {_board_number(b.component)}") for b in boards]
+    players, by_board = seat_players(view, owners)
+    owned = [b for b in boards if b.component.id in by_board]
+    for b in boards:
+        if b.component.id not in by_board:
+            problems.append(Problem("layout/board_of_nobody", f"{b.component.id} belongs to no player of this game; its tokens are not placed", (b.component.id,), (b.image_centre,)))
+            continue
+        placed.append(Placed(Placement(b.component.id, PLANET + by_board[b.component.id].id), b))
+    holes = list(view.of_kind("blackhole"))
+    hole = holes[0] if holes else None
+    if hole is not None:
+        placed.append(Placed(Placement(hole.component.id, BLACKHOLE), hole))
+    axis = owned[0].angle_deg if owned else 0.0
+
+    # Biome cards: beside a board (or the Black Hole) they are claimed, otherwise offered.
+    claimed_by_hole: list[Located] = []
+    offer: list[Located] = []
+    for card in view.of_kind("card"):
+        keepers = [k for k in owned + ([hole] if hole is not None else []) if _in_front(k, card)]
+        near, dist = nearest(keepers, card.centre_mm)
+        if near is None or dist > CLAIM_MM:
+            offer.append(card)
+        elif near is hole:
+            claimed_by_hole.append(card)
+            placed.append(Placed(Placement(card.component.id, BLACKHOLE), card))
+        else:
+            placed.append(Placed(Placement(card.component.id, BIOMES + by_board[near.component.id].id), card))
+    basic = along([c for c in offer if not _is_giant(c.component)], axis)
+    giant = along([c for c in offer if _is_giant(c.component)], axis)
+    for prefix, row in (("B", basic), ("G", giant)):
+        for k, card in enumerate(row):
+            cell = f"{prefix}{k + 1}" if len(row) <= 4 else None
+            placed.append(Placed(Placement(card.component.id, OFFER, cell), card))
+
+    # Terrain tokens: planet spaces, the Black Hole, established biomes, or the centre row.
+    centre: list[Located] = []
+    for token in view.of_kind("token"):
+        xy = token.centre_mm
+        board = holder(owned, xy)
+        if board is not None:
+            area = PLANET + by_board[board.component.id].id
+            hit = space_hit(board, xy)
+            if hit is None:
+                problems.append(Problem("layout/off_space", f"{token.component.id} lies on {board.component.id} but on none of its spaces; not placed", (token.component.id,), (token.image_centre,)))
+                continue
+            if hit.offset > SPACE_TRUST:
+                problems.append(Problem("layout/between_spaces", f"{token.component.id} lies on the border of space {hit.space.name}; not placed", (token.component.id,), (token.image_centre,)))
+                continue
+            fits.append(1.0 - max(0.0, hit.offset - 0.4))
+            placed.append(Placed(Placement(token.component.id, area, hit.space.name), token))
+            continue
+        if hole is not None and is_on(hole, xy):
+            placed.append(Placed(Placement(token.component.id, BLACKHOLE, None, 0, True, hole.component.id), token))
+            continue
+        card = holder(claimed_by_hole, xy)
+        if card is not None:
+            placed.append(Placed(Placement(token.component.id, BLACKHOLE, None, 0, True, card.component.id), token))
+            continue
+        if holder(view.of_kind("card"), xy) is not None:
+            problems.append(Problem("layout/token_on_card", f"{token.component.id} lies on a biome card; not placed", (token.component.id,), (token.image_centre,)))
+            continue
+        near, dist = nearest(owned, xy)
+        if near is not None and dist <= OFF_BOARD_MM:
+            problems.append(Problem("layout/off_board", f"{token.component.id} lies just off {near.component.id} (slid off the planet?); not placed", (token.component.id,), (token.image_centre,)))
+            continue
+        centre.append(token)
+    row = along(centre, axis)
+    for k, token in enumerate(row):
+        placed.append(Placed(Placement(token.component.id, CENTRE, f"T{k + 1}" if len(row) <= 5 else None), token))
+
+    # Markers that did not decode on a planet space are unknown places of that planet.
+    taken = {(p.placement.area, p.placement.cell) for p in placed}
+    for u in view.unreadable:
+        if u.centre_mm is None:
+            continue
+        board = holder(owned, u.centre_mm)
+        if board is None:
+            continue
+        hit = space_hit(board, u.centre_mm)
+        area = PLANET + by_board[board.component.id].id
+        if hit is not None and (area, hit.space.name) not in taken:
+            taken.add((area, hit.space.name))
+            unknown.append(Placement("?", area, hit.space.name))  # type: ignore[arg-type]
+            problems.append(Problem("layout/unreadable", f"the token on {hit.space.name} of {board.component.id} could not be read", (), (u.image_centre,)))
+    confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+
+
+LAYOUT = GameLayout(GAME_ID, read, arrange)
