@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
-from scoring.markers import MarkerBox, anchor_box, game_markers, inside_face, marker_layout, outline_polygon
+from scoring.markers import MarkerBox, anchor_box, game_markers, marker_layout, outline_polygon
 from scoring.model import Component, Shape, UnknownGameError
 from scoring.payload import encode
 from scoring.registry import find_game
@@ -95,7 +95,7 @@ class Face:
     items: tuple[Item, ...]
 
 
-# -- small pure helpers --------------------------------------------------------------------
+# -- small pure functions -------------------------------------------------------------------
 
 
 def rgb(colour: str) -> tuple[int, int, int]:

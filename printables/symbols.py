@@ -1,4 +1,4 @@
-"""Module matrices of the two printed symbols, shared by the PDF and raster back ends."""
+"""Module matrices of the two printed symbols, read by both the PDF and the raster back end."""
 
 from __future__ import annotations
 

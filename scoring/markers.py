@@ -262,7 +262,7 @@ def parse_markers(game: str, raw: Mapping[str, Any], house: MarkerRule) -> GameM
 
 @cache
 def house_rule() -> MarkerRule:
-    """The default rule shared by every game (``scoring/data/markers.toml``)."""
+    """The default rule every game falls back on (``scoring/data/markers.toml``)."""
     try:
         text = resources.files("scoring").joinpath("data", "markers.toml").read_text("utf-8")
         raw = tomllib.loads(text)

@@ -9,11 +9,11 @@ from .model import Game, UnknownGameError
 
 #: Game id -> module exposing ``GAME``. Adding a game is one line here.
 _GAME_MODULES: dict[str, str] = {
-    "habitats": "scoring.habitats",
-    "rainforest": "scoring.rainforest",
-    "biomos": "scoring.biomos",
-    "phylo": "scoring.phylo",
     "borneo": "scoring.borneo",
+    "biomos": "scoring.biomos",
+    "rainforest": "scoring.rainforest",
+    "habitats": "scoring.habitats",
+    "phylo": "scoring.phylo",
 }
 
 

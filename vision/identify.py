@@ -219,6 +219,25 @@ def _clusters(items: list[tuple[Detection, Mark, np.ndarray]]) -> list[list[int]
     return list(groups.values())
 
 
+def _one_face(items: list[tuple[Detection, Mark, np.ndarray]]) -> bool:
+    """Whether one face homography explains all of a component's markers.
+
+    A large board seen in perspective puts its anchors' separate centre guesses far
+    apart; one fit over all its markers still lands on every corner. Two copies of one
+    component cannot share a fit: the same printed marker cannot land in two places.
+    """
+    dets = [d for d, _, _ in items]
+    marks = [m for _, m, _ in items]
+    if len({(m.role, m.x_mm, m.y_mm) for m in marks}) < len(marks):
+        return False
+    h = _fused_homography(dets, marks)
+    for d, m in zip(dets, marks):
+        err = np.linalg.norm(apply_homography(h, m.face_corners()) - d.corners, axis=1).max()
+        if not np.isfinite(err) or err > max(2.0, 0.12 * d.side_px):
+            return False
+    return True
+
+
 def _where_mark(sighting: Sighting, role: MarkRole, catalog: Catalog) -> tuple[np.ndarray, float] | None:
     """Predicted image centre and side (px) of one of the sighting's own printed markers."""
     c = sighting.component
@@ -250,7 +269,10 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
 
     located: dict[str, list[Sighting]] = {}
     for cid, items in per_component.items():
-        for group in _clusters(items):
+        groups = _clusters(items)
+        if len(groups) > 1 and _one_face(items):
+            groups = [list(range(len(items)))]
+        for group in groups:
             dets = tuple(items[i][0] for i in group)
             marks = tuple(items[i][1] for i in group)
             h = items[group[0]][2] if len(group) == 1 else _fused_homography(dets, marks)

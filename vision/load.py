@@ -20,6 +20,8 @@ from .errors import ImageError
 MAX_PIXELS = 40_000_000
 #: A real photo compresses at best ~1000:1; far beyond that the file is a bomb.
 _MAX_PIXELS_PER_BYTE = 5_000
+#: Longest side accepted: the QR decoder refuses sides over 65535 px; no camera comes close.
+MAX_SIDE = 32_768
 
 
 class ImageFormat(enum.Enum):
@@ -147,6 +149,8 @@ def check_size(width: int, height: int, nbytes: int | None, max_pixels: int) -> 
     """Refuse zero-size images, images over the budget and implausible compression ratios."""
     if width <= 0 or height <= 0:
         raise ImageError(f"zero-size image ({width}x{height})")
+    if max(width, height) > MAX_SIDE:
+        raise ImageError(f"image of {width}x{height} has a side over {MAX_SIDE} pixels")
     pixels = width * height
     if pixels > max_pixels:
         if nbytes is not None and pixels > _MAX_PIXELS_PER_BYTE * nbytes:
@@ -170,7 +174,9 @@ def load_image(data: bytes, *, max_pixels: int = MAX_PIXELS) -> Frame:
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None or image.size == 0:
         raise ImageError(f"corrupt {header.format.value.upper()}: the decoder could not read it")
-    if image.shape[1] != header.width or image.shape[0] != header.height:
+    decoded = (int(image.shape[1]), int(image.shape[0]))
+    # The decoder turns a photo upright by its EXIF orientation, swapping width and height.
+    if decoded not in ((header.width, header.height), (header.height, header.width)):
         raise ImageError(
             f"corrupt {header.format.value.upper()}: decoded size differs from its header"
         )

@@ -213,13 +213,17 @@ def initial_homography(groups: Sequence[RigidGroup], active: Sequence[int]) -> n
     return _frame(h @ p, groups, active)
 
 
+def _cross2(u: np.ndarray, v: np.ndarray) -> float:
+    return float(u[0] * v[1] - u[1] * v[0])
+
+
 def _frame(h: np.ndarray, groups: Sequence[RigidGroup], active: Sequence[int]) -> np.ndarray:
     """Put the table origin and axes on the first active group (mirror-free)."""
     g = groups[active[0]]
     m = apply_homography(h, g.image)
     if len(g.local) >= 3:
-        a = np.cross(g.local[1] - g.local[0], g.local[2] - g.local[0])
-        b = np.cross(m[1] - m[0], m[2] - m[0])
+        a = _cross2(g.local[1] - g.local[0], g.local[2] - g.local[0])
+        b = _cross2(m[1] - m[0], m[2] - m[0])
         if a * b < 0:
             h = np.diag([-1.0, 1.0, 1.0]) @ h
             m = apply_homography(h, g.image)

@@ -25,8 +25,12 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
-    """The application factory: configuration, instance folder, store, blueprints."""
-    instance = (test_config or {}).get("INSTANCE_PATH")
+    """The application factory: configuration, instance folder, store, blueprints.
+
+    The instance folder (database, secret key) is Flask's default unless the test
+    config's ``INSTANCE_PATH`` or the environment's ``COMPANION_INSTANCE`` names one.
+    """
+    instance = (test_config or {}).get("INSTANCE_PATH") or os.environ.get("COMPANION_INSTANCE")
     app = Flask(
         __name__,
         instance_relative_config=True,

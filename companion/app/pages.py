@@ -81,7 +81,7 @@ def sample_photo(game_id: str, index: int) -> Response:
 def try_sample(game_id: str) -> BaseResponse:
     """One click from the home page: a game with the example's players, on its sample photo."""
     game = services.game_or_404(game_id)
-    players = services.example_players(game)
+    players = services.sample_players(game)
     play = create_play_from(
         {"game": game.id, "title": f"{game.name} (sample)", "players": players, "options": {}}
     )

@@ -6,6 +6,7 @@ between the browser, the store and those packages, and turns their errors into 4
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -58,6 +59,10 @@ def example_players(game: Game) -> list[dict[str, Any]]:
         doc = game.example_state()
     except ScoringError:
         return []
+    return _players_of(doc)
+
+
+def _players_of(doc: Any) -> list[dict[str, Any]]:
     out = []
     for i, p in enumerate(doc.get("players", []) if isinstance(doc, Mapping) else []):
         if isinstance(p, Mapping) and isinstance(p.get("id"), str):
@@ -279,6 +284,19 @@ def sample_photos(game_id: str) -> list[Path]:
         p for p in first.parent.glob(f"{game_id}-*.jpg") if p.is_file() and p != first
     )
     return [first, *extra]
+
+
+def sample_players(game: Game) -> list[dict[str, Any]]:
+    """The seats of the table in the first sample photo (its truth state sits beside it)."""
+    photos = sample_photos(game.id)
+    truth = photos[0].with_suffix(".json") if photos else None
+    if truth is None or not truth.is_file():
+        return example_players(game)
+    try:
+        doc = json.loads(truth.read_text("utf-8"))
+    except (OSError, ValueError):
+        return example_players(game)
+    return _players_of(doc) or example_players(game)
 
 
 def state_doc(state: BoardState) -> dict[str, Any]:

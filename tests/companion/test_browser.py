@@ -149,6 +149,23 @@ def wait_for_proposal(page: Any, title: str, *, attempts: int = 6) -> None:
     raise AssertionError(f"no proposal titled {title!r}")
 
 
+def poll(page: Any, script: str, arg: Any = None, *, timeout_s: float = 60.0) -> Any:
+    """Evaluate until truthy (Playwright's wait_for_function would need 'unsafe-eval' under our CSP)."""
+    import time
+
+    end = time.monotonic() + timeout_s
+    while True:
+        value = page.evaluate(script, arg)
+        if value or time.monotonic() > end:
+            assert value, f"timed out waiting for {script}"
+            return value
+        page.wait_for_timeout(150)
+
+
+def accepted_count(page: Any) -> str:
+    return page.text_content("#accepted-count")
+
+
 def seen_components(page: Any) -> set[str]:
     return set(page.eval_on_selector_all("#seen li[data-component]", "els => els.map(e => e.dataset.component)"))
 
@@ -173,16 +190,16 @@ def test_play_a_filmed_game_to_the_score_sheet(live_server: str, browser_page: A
 
     page.click("#camera-start")
     start = {p["component"] for p in _case("move_legal_head")["before"]["placements"]}
-    page.wait_for_function(
+    poll(
+        page,
         "ids => { const s = new Set([...document.querySelectorAll('#seen li[data-component]')]"
         ".map(e => e.dataset.component)); return ids.every(i => s.has(i)) && s.size === ids.length; }",
-        arg=sorted(start),
-        timeout=60_000,
+        sorted(start),
     )
     assert seen_components(page) == start
     wait_for_proposal(page, "Starting position")
     page.click("#accept")
-    page.wait_for_function("document.getElementById('accepted-count').textContent === '1'")
+    poll(page, "() => document.getElementById('accepted-count').textContent === '1'")
 
     wait_for_proposal(page, "This move breaks a rule")
     flagged = page.text_content('#violation-list li[data-code="market/not_in_line"]')
@@ -195,14 +212,15 @@ def test_play_a_filmed_game_to_the_score_sheet(live_server: str, browser_page: A
     assert any("T004" in m and "park:red" in m for m in moves), moves
     shoot(page, "table-legal")
     page.click("#accept")
-    page.wait_for_function("document.getElementById('accepted-count').textContent === '2'")
+    poll(page, "() => document.getElementById('accepted-count').textContent === '2'")
 
     page.click("#score-link")
     page.wait_for_selector("#ranking")
     totals = page.eval_on_selector_all(
         "#ranking tbody tr", "rows => rows.map(r => [r.dataset.player, r.querySelector('.total').textContent])"
     )
-    # Rosa's park: entrance, T018 and T004 beside her chimp; Bruno has one tile (rulebook scoring).
+    # Rosa: the badger (T004) needs 1 forest in adjacent areas and has T018's forest: 2 points;
+    # her chimp needs 2 forests and has none: 0. Bruno's gorilla needs 3 forests, has none: 0.
     assert totals == [["red", "2"], ["blue", "0"]]
     assert "Rosa" in page.text_content("#winner")
     shoot(page, "score")
@@ -215,3 +233,24 @@ def test_play_a_filmed_game_to_the_score_sheet(live_server: str, browser_page: A
     shoot(page, "history")
     page.goto(live_server + "/print")
     shoot(page, "print")
+
+
+def test_photo_upload_fallback(live_server: str, browser_page: Any) -> None:
+    """Without a camera, an uploaded photo gets the same overlay and proposal."""
+    import vision
+
+    page = browser_page
+    photo = vision.sample_photo("habitats")
+    truth = json.loads(photo.with_suffix(".json").read_text("utf-8"))
+    page.goto(live_server + "/")
+    page.click('form[action="/try/habitats"] button')
+    page.wait_for_url("**/table?sample=0")
+    wait_for_proposal(page, "Starting position")  # the sample photo is read on arrival
+    page.click("#dismiss")
+    page.set_input_files("#upload", str(photo))
+    poll(page, "() => document.getElementById('status').textContent.startsWith('Frame read')")
+    assert seen_components(page) == {p["component"] for p in truth["placements"]}
+    wait_for_proposal(page, "Starting position")
+    page.click("#accept")
+    poll(page, "() => document.getElementById('accepted-count').textContent === '1'")
+    shoot(page, "table-sample")

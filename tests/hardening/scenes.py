@@ -85,7 +85,7 @@ def _paste(canvas: np.ndarray, src: np.ndarray, centre: tuple[float, float], ang
     corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - (w / 2, h / 2)
     c, s = math.cos(angle), math.sin(angle)
     rot = corners @ np.array([[c, s], [-s, c]], np.float32)
-    jitter = rng.uniform(-0.04, 0.04, (4, 2)).astype(np.float32) * max(w, h)
+    jitter = rng.uniform(-0.025, 0.025, (4, 2)).astype(np.float32) * max(w, h)
     dst = (rot + jitter + np.array(centre, np.float32)).astype(np.float32)
     x0, y0 = np.floor(dst.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(dst.max(axis=0)).astype(int) + 2
@@ -110,10 +110,10 @@ def hostile_scene(
     texts: Sequence[str],
     *,
     seed: int,
-    columns: int = 7,
-    rows: int = 5,
+    columns: int = 6,
+    rows: int = 4,
     size: tuple[int, int] = (1920, 1080),
-    module_px: int = 4,
+    module_px: int = 7,
 ) -> HostileScene:
     """Lay ``texts`` out in a grid (one cell keeps the genuine component) and photograph it."""
     if len(texts) > columns * rows - 1:
@@ -132,11 +132,9 @@ def hostile_scene(
     placed = []
     free = [c for i, c in enumerate(cells) if i != genuine_cell]
     for text, cell in zip(texts, free, strict=False):
-        code = qr_raster(text, module_px)
-        room = min(cell_w, cell_h) * 0.9
-        if code.shape[0] > room:
-            px = max(2, int(room // (code.shape[0] // module_px)))
-            code = qr_raster(text, px)
+        modules = len(segno.make(text, error="m").matrix) + 8
+        px = max(2, min(module_px, int(0.65 * min(cell_w, cell_h) // modules)))
+        code = qr_raster(text, px)
         centre = _paste(canvas, code, cell, float(rng.uniform(-math.pi, math.pi)), rng)
         placed.append(PlacedCode(text, centre))
     canvas = cv2.GaussianBlur(canvas, (0, 0), 0.6)

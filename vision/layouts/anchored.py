@@ -117,6 +117,18 @@ def seat_players(view: TableView, owners: Sequence[tuple[str, str, str]]) -> tup
     return players, by_owner
 
 
+def seen_players(players: Sequence[Player], by_owner: dict[str, Player], what: str) -> tuple[tuple[Player, ...], list[Problem]]:
+    """Only the seated players whose own board is in view: the rules refuse a player without one."""
+    present = {p.id for p in by_owner.values()}
+    kept = tuple(p for p in players if p.id in present)
+    problems = [
+        Problem("layout/player_not_in_view", f"no {what} of {p.name} ({p.id}) is in view; that player is left out of this reading")
+        for p in players
+        if p.id not in present
+    ]
+    return kept, problems
+
+
 def along(items: Sequence[Located], axis_deg: float) -> list[Located]:
     """Components ordered along a table direction (a row read from its start)."""
     a = math.radians(axis_deg)

@@ -23,6 +23,7 @@ Rulings of this layout:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from .anchored import (
     nearest,
     pose_at,
     seat_players,
+    seen_players,
     space_centre,
     space_hit,
 )
@@ -174,6 +176,8 @@ def read(view: TableView) -> LayoutResult:
     boards = sorted(view.of_kind("board"), key=lambda b: (_board_number(b.component), b.component.id))
     owners = [(b.component.id, f"planet{_board_number(b.component)}", f"Planet {_board_number(b.component)}") for b in boards]
     players, by_board = seat_players(view, owners)
+    players, missing = seen_players(players, by_board, "planet board")
+    problems.extend(missing)
     owned = [b for b in boards if b.component.id in by_board]
     for b in boards:
         if b.component.id not in by_board:
@@ -258,6 +262,11 @@ def read(view: TableView) -> LayoutResult:
             problems.append(Problem("layout/unreadable", f"the token on {hit.space.name} of {board.component.id} could not be read", (), (u.image_centre,)))
     confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+
+
+def canonical(state: BoardState) -> BoardState:
+    """The state as the scanner can report it: face-down cards show no marker and are left out."""
+    return replace(state, placements=tuple(p for p in state.placements if p.face_up))
 
 
 LAYOUT = GameLayout(GAME_ID, read, arrange)

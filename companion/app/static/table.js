@@ -137,12 +137,14 @@
     $("problems").className = parts.length ? "warn" : "muted";
   }
 
+  const label = (id) => page.names[id] && page.names[id] !== id ? `${page.names[id]} (${id})` : id;
+
   function moveItems(move) {
     const items = [];
     if (!move) return items;
-    for (const p of move.added) items.push(`+ ${page.names[p.component] || p.component} → ${placeText(p)}`);
-    for (const p of move.removed) items.push(`− ${page.names[p.component] || p.component} left ${placeText(p)}`);
-    for (const m of move.moved) items.push(`→ ${page.names[m.to.component] || m.to.component} → ${placeText(m.to)}`);
+    for (const p of move.added) items.push(`+ ${label(p.component)} → ${placeText(p)}`);
+    for (const p of move.removed) items.push(`− ${label(p.component)} left ${placeText(p)}`);
+    for (const m of move.moved) items.push(`→ ${label(m.to.component)}: ${placeText(m.from)} → ${placeText(m.to)}`);
     return items;
   }
 
@@ -191,7 +193,7 @@
       dismissedKey = null;
       return;
     }
-    if (stable && !pinned && key !== dismissedKey) {
+    if (stable && !pinned && (single || key !== dismissedKey)) {
       pinned = { key, state: result.state, based_on: result.based_on, setup: result.setup,
         move: result.move, violations: result.violations || [], problems: result.problems, source: mode };
       showProposal();

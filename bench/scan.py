@@ -1,0 +1,174 @@
+"""Scanner benchmark: rendered scenes per game and condition, accuracy and latency on one core.
+
+Usage: ``python bench/scan.py [--seeds N] [--games habitats,phylo] [--write]``. It pins
+itself to one CPU core and one OpenCV thread, renders a fixed set of scenes (fixed seeds)
+per game and condition, runs the whole pipeline on each JPEG and prints a Markdown table;
+``--write`` also replaces the table in docs/vision.md.
+
+Columns: components in view; identified (read as the right component); wrong (a component
+read with a wrong id, or put in a wrong cell or rotation: the target is 0); cells correct
+(right component, right area, cell and rotation); misses reported (components in view but
+not read whose place shows up as an unknown cell or an unreadable marker); layout failures
+(scenes where the layout placed nothing although components were in view); latency p50/p90
+of the whole pipeline per frame (JPEG bytes in, Recognition out) and of the bare decoders
+(zxing-cpp plus aruco on the decoded grey frame) on the same frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from scoring import find_game  # noqa: E402
+from vision import recognise  # noqa: E402
+from vision.detect import DetectConfig, detect_all  # noqa: E402
+from vision.layouts import habitats as habitats_layout  # noqa: E402
+from vision.layouts import phylo as phylo_layout  # noqa: E402
+from vision.load import load_image  # noqa: E402
+from vision.render import render_scene  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from make_samples import AREAS, POSITIONS  # noqa: E402
+
+#: (label, renderer condition, resolution, position): "table" is the whole table in view,
+#: "area" one area (a park, the middle of the card grid) for close views.
+SETUPS = (
+    ("easy 1080p", "easy", (1920, 1080), "area"),
+    ("typical 1080p", "typical", (1920, 1080), "table"),
+    ("typical 720p", "typical", (1280, 720), "table"),
+    ("area scan 1080p", "area", (1920, 1080), "area"),
+    ("4K table distance", "typical", (3840, 2160), "table"),
+    ("hard 1080p", "hard", (1920, 1080), "table"),
+)
+CANONICAL = {"habitats": habitats_layout.canonical, "phylo": phylo_layout.canonical}
+
+
+@dataclass
+class Tally:
+    scenes: int = 0
+    in_view: int = 0
+    identified: int = 0
+    wrong: int = 0
+    cells: int = 0
+    missed: int = 0
+    reported: int = 0
+    layout_failures: int = 0
+    pipeline_ms: list[float] = field(default_factory=list)
+    decoders_ms: list[float] = field(default_factory=list)
+
+
+def _decoders_ms(jpeg: bytes) -> float:
+    gray = load_image(jpeg).gray
+    t = time.perf_counter()
+    detect_all(gray, config=DetectConfig())
+    return (time.perf_counter() - t) * 1000
+
+
+def run(game_id: str, condition: str, resolution: tuple[int, int], position: str, seeds: int) -> Tally:
+    make = AREAS[game_id] if position == "area" else POSITIONS[game_id][0]
+    canonical = CANONICAL[game_id]
+    game = find_game(game_id)
+    state = game.load_state(make())
+    full = {p.component: p for p in canonical(state).placements}
+    tally = Tally()
+    for seed in range(seeds):
+        scene = render_scene(game_id, state, condition=condition, resolution=resolution, seed=1000 + seed)
+        truth = canonical(scene.truth)
+        visible = {p.component for p in truth.placements}
+        rec = recognise(scene.jpeg, game_id, players=state.players)
+        best = min(rec.timings["total"], recognise(scene.jpeg, game_id, players=state.players).timings["total"])
+        tally.pipeline_ms.append(best)
+        tally.decoders_ms.append(min(_decoders_ms(scene.jpeg), _decoders_ms(scene.jpeg)))
+        got = {p.component: p for p in rec.state.placements}
+        read_ids = {c.id for c in rec.components}
+        tally.scenes += 1
+        tally.in_view += len(visible)
+        tally.identified += len(visible & read_ids)
+        tally.wrong += sum(1 for cid in read_ids if cid not in full)
+        tally.wrong += sum(1 for cid, p in got.items() if full.get(cid) != p)
+        tally.cells += sum(1 for cid in visible if got.get(cid) == full[cid])
+        missing = [cid for cid in visible if got.get(cid) != full[cid]]
+        tally.missed += len(missing)
+        unknown_cells = {(u.area, u.cell) for u in rec.state.unknown}
+        for cid in missing:
+            p = full[cid]
+            near_unreadable = any(
+                np.hypot(u.image_centre[0] - scene.image_centres[cid][0], u.image_centre[1] - scene.image_centres[cid][1])
+                < 0.08 * resolution[0]
+                for u in rec.unreadable
+            )
+            problem_names = any(cid in pr.components for pr in rec.problems)
+            if (p.area, p.cell) in unknown_cells or near_unreadable or problem_names:
+                tally.reported += 1
+        if visible and not rec.state.placements:
+            tally.layout_failures += 1
+    return tally
+
+
+def pct(a: int, b: int) -> str:
+    return "-" if b == 0 else f"{100 * a / b:.1f} %"
+
+
+def table(rows: list[tuple[str, str, Tally]]) -> str:
+    out = [
+        "| game | setup | scenes | in view | identified | wrong | cells correct | misses reported | layout failures | pipeline p50 / p90 | decoders p50 / p90 |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for game, label, t in rows:
+        p50 = statistics.median(t.pipeline_ms)
+        p90 = float(np.percentile(t.pipeline_ms, 90))
+        d50 = statistics.median(t.decoders_ms)
+        d90 = float(np.percentile(t.decoders_ms, 90))
+        out.append(
+            f"| {game} | {label} | {t.scenes} | {t.in_view} | {pct(t.identified, t.in_view)} | {t.wrong} |"
+            f" {pct(t.cells, t.in_view)} | {t.reported} of {t.missed} | {t.layout_failures} |"
+            f" {p50:.0f} / {p90:.0f} ms | {d50:.0f} / {d90:.0f} ms |"
+        )
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--games", default="habitats,phylo")
+    ap.add_argument("--setups", default="", help="comma-separated labels to run (default: all)")
+    ap.add_argument("--write", action="store_true", help="replace the table in docs/vision.md")
+    args = ap.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    cv2.setNumThreads(1)
+    rows = []
+    wanted = {s.strip() for s in args.setups.split(",") if s.strip()}
+    for game in args.games.split(","):
+        for label, condition, resolution, position in SETUPS:
+            if wanted and label not in wanted:
+                continue
+            t = run(game, condition, resolution, position, args.seeds)
+            rows.append((game, label, t))
+            print(table([(game, label, t)]).splitlines()[-1], flush=True)
+    text = table(rows)
+    print()
+    print(text)
+    if args.write:
+        doc = ROOT / "docs" / "vision.md"
+        body = doc.read_text("utf-8")
+        new = re.sub(r"<!-- bench:start -->.*<!-- bench:end -->",
+                     lambda _m: f"<!-- bench:start -->\n{text}\n<!-- bench:end -->", body, flags=re.S)
+        doc.write_text(new, "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""``companion serve`` really serves: the README's first command opens on a working home page."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_companion_serve_answers_on_localhost(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "COMPANION_INSTANCE": str(tmp_path / "instance")}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from companion.cli import main; sys.exit(main(sys.argv[1:]))",
+         "serve", "--port", str(port)],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(base + "/healthz", timeout=2) as r:
+                    assert r.status == 200
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                assert proc.poll() is None, proc.communicate()[1]
+                assert time.monotonic() < deadline, "server did not come up"
+                time.sleep(0.2)
+        with urllib.request.urlopen(base + "/", timeout=5) as r:
+            page = r.read().decode()
+        assert "Try a game from its sample photo" in page and "Habitats" in page
+        req = urllib.request.Request(base + "/", headers={"Host": "attacker.example"})
+        try:
+            urllib.request.urlopen(req, timeout=5)
+            raise AssertionError("a foreign Host header was served")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 400
+            exc.close()
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert f"http://localhost:{port}/" in out
+    assert (tmp_path / "instance" / "companion.sqlite").is_file()
+    assert (tmp_path / "instance" / "secret_key").is_file()

@@ -1,0 +1,125 @@
+"""BIOME Borneo from a photo: platforms and slots, tile rotations, fanned food chains, gallery and bonus cards."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring import find_game
+from scoring.model import BoardState, Placement, Player
+from scoring.state import state_to_json
+from vision import recognise
+from vision.layouts import TableView, find_layout
+from vision.render import render_scene
+
+from .boards import judge, located, on_face
+
+GAME = find_game("borneo")
+
+
+def red_position() -> BoardState:
+    """Canopy platform C1 of the example game with Maya's legend, two of her food chains and her hand."""
+    doc = dict(GAME.example_state())
+    chains = {"TERMITES-1", "SUNBEAR-1", "LEOPARD-1", "CICADA-1", "DRACO-1", "TARSIER-1", "LINSANG-1", "PYTHON-1"}
+    doc["placements"] = [
+        p for p in doc["placements"]
+        if p["area"] == "platform:C1" or p["component"] in chains | {"C1", "T45", "T06"}
+    ] + [{"component": "LEGEND-1", "area": "table"}]
+    doc["players"] = [p for p in doc["players"] if p["id"] == "red"]
+    return GAME.load_state(doc)
+
+
+@pytest.fixture(scope="module")
+def typical():  # noqa: ANN201
+    state = red_position()
+    scene = render_scene("borneo", state, condition="typical", seed=1)
+    return state, scene, recognise(scene.jpeg, "borneo", players=state.players)
+
+
+@pytest.fixture(scope="module")
+def hard():  # noqa: ANN201
+    state = red_position()
+    scene = render_scene("borneo", state, condition="hard", seed=2, hand=True)
+    return state, scene, recognise(scene.jpeg, "borneo", players=state.players)
+
+
+def test_typical_scene_reads_the_truth(typical) -> None:  # noqa: ANN001
+    state, scene, rec = typical
+    v = judge(scene.truth, state, rec.state, scene.hidden)
+    assert v.wrong == [] and v.stray == []
+    assert v.missed == []
+    assert len(v.right) >= 15
+    # Rotations in sixth turns and the five-card chain, each card on its prey.
+    assert rec.state.placement_of("T12") == Placement("T12", "platform:C1", "SW", 3)
+    assert rec.state.placement_of("T09") == Placement("T09", "platform:C1", "SE", 5)
+    chain = [("DRACO-1", "CICADA-1"), ("TARSIER-1", "DRACO-1"), ("LINSANG-1", "TARSIER-1"), ("PYTHON-1", "LINSANG-1")]
+    for card, prey in chain:
+        assert rec.state.placement_of(card).on == prey  # type: ignore[union-attr]
+    assert rec.state.placement_of("CICADA-1").on is None  # type: ignore[union-attr]
+
+
+def test_typical_scene_scores_like_the_truth(typical) -> None:  # noqa: ANN001
+    _, scene, rec = typical
+    if scene.hidden:
+        pytest.skip("part of the table is out of frame")
+    # Termites 2 + sun bear 4 + clouded leopard 9 + cicada 1 + draco 3 + tarsier 4 + linsang 5 + python 8 = 36.
+    assert GAME.score_sheet(rec.state).score_of("red").total == 36
+
+
+def test_hard_scene_never_places_a_wrong_component(hard) -> None:  # noqa: ANN001
+    state, scene, rec = hard
+    v = judge(scene.truth, state, rec.state, scene.hidden)
+    assert v.wrong == [] and v.stray == []
+
+
+def test_players_are_named_after_their_legend_without_a_player_list(typical) -> None:  # noqa: ANN001
+    _, scene, _ = typical
+    rec = recognise(scene.jpeg, "borneo")
+    assert [(p.id, p.seat) for p in rec.state.players] == [("player1", 0)]
+    assert rec.state.placement_of("SUNBEAR-1") == Placement("SUNBEAR-1", "earned:player1", on="TERMITES-1")  # type: ignore[arg-type]
+    GAME.load_state(state_to_json(rec.state))
+
+
+# -- the layout on hand-placed components (no photo) ----------------------------------------
+
+
+def _read(*items, players=None):  # noqa: ANN001, ANN002, ANN202
+    return find_layout("borneo").read(TableView("borneo", tuple(items), players=players))
+
+
+def test_slots_and_sixth_turns_follow_the_platform() -> None:
+    platform = located("borneo", "U2", 0.0, 0.0, 20.0)
+    centre = located("borneo", "T36", *on_face(platform, 110.0 + 2.0, 105.0 - 1.5), 20.0 + 60.0 * 4 + 3.0)
+    north = located("borneo", "T34", *on_face(platform, 110.0, 44.4), 20.0 - 60.0)
+    edge = located("borneo", "T35", *on_face(platform, 110.0, 105.0 - 30.3), 20.0)  # on the C/N border
+    result = _read(platform, centre, north, edge)
+    got = {p.placement.component: p.placement for p in result.placed}
+    assert got["U2"] == Placement("U2", "jungle")
+    assert got["T36"] == Placement("T36", "platform:U2", "C", 4)
+    assert got["T34"] == Placement("T34", "platform:U2", "N", 5)
+    assert "T35" not in got and [p.code for p in result.problems] == ["layout/between_spaces"]
+
+
+def test_stacks_hands_gallery_and_bonus_cards() -> None:
+    legend_a = located("borneo", "LEGEND-1", 0.0, 0.0)
+    legend_b = located("borneo", "LEGEND-3", 1000.0, 0.0)
+    prey = located("borneo", "MOTH-1", 120.0, 0.0, 2.0)
+    gecko = located("borneo", "GECKO-1", *on_face(prey, 31.5, 44.0 + 30.0), 2.0)
+    eagle = located("borneo", "SERPEAGLE-1", *on_face(gecko, 31.5 + 1.0, 44.0 + 28.0), 4.0)
+    alone = located("borneo", "ANT-1", 190.0, 0.0)
+    theirs = located("borneo", "BEES-1", 1120.0, 0.0)
+    hand = located("borneo", "T44", 0.0, 150.0)
+    gallery = located("borneo", "FROG-2", 500.0, -500.0)
+    ability = located("borneo", "OPPORT-2", 580.0, -500.0)
+    bonus = located("borneo", "BONUS-7", 660.0, -500.0)
+    seats = (Player("ann", "Ann", "", 0), Player("bob", "Bob", "", 1))  # type: ignore[arg-type]
+    result = _read(legend_a, legend_b, prey, gecko, eagle, alone, theirs, hand, gallery, ability, bonus, players=seats)
+    got = {p.placement.component: p.placement for p in result.placed}
+    assert got["LEGEND-1"] == Placement("LEGEND-1", "table")
+    assert got["MOTH-1"] == Placement("MOTH-1", "earned:ann")
+    assert got["GECKO-1"] == Placement("GECKO-1", "earned:ann", on="MOTH-1")  # type: ignore[arg-type]
+    assert got["SERPEAGLE-1"] == Placement("SERPEAGLE-1", "earned:ann", on="GECKO-1")  # type: ignore[arg-type]
+    assert got["ANT-1"] == Placement("ANT-1", "earned:ann")
+    assert got["BEES-1"] == Placement("BEES-1", "earned:bob")  # the second legend in legend order
+    assert got["T44"] == Placement("T44", "hand:ann")
+    assert got["FROG-2"].area == "gallery" and got["OPPORT-2"].area == "gallery"
+    assert got["BONUS-7"] == Placement("BONUS-7", "bonus")

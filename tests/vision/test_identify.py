@@ -1,0 +1,82 @@
+"""Stage 3: markers name components; the two markers of one face must agree."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scoring.payload import encode
+from vision.detect import Detection, MarkerKind
+from vision.identify import catalog_for, identify
+from vision.plane import apply_homography
+
+
+def _face(x: float, y: float, px_per_mm: float = 3.0) -> np.ndarray:
+    """Face mm -> image px for a face whose top-left corner lies at image (x, y)."""
+    return np.array([[px_per_mm, 0, x], [0, px_per_mm, y], [0, 0, 1.0]])
+
+
+def _marks(component: str, h: np.ndarray, *, qr_text: str | None = None, tag_id: int | None = None,
+           with_tag: bool = True, with_qr: bool = True) -> list[Detection]:
+    cat = catalog_for("habitats")
+    comp = cat.components[component]
+    out = []
+    if with_tag:
+        mark = cat.by_tag[comp.tag]
+        out.append(Detection(MarkerKind.TAG, apply_homography(h, mark.face_corners()),
+                             tag_id=comp.tag if tag_id is None else tag_id))
+    if with_qr:
+        mark = cat.qr_marks[component]
+        out.append(Detection(MarkerKind.QR, apply_homography(h, mark.face_corners()),
+                             payload=encode("habitats", component) if qr_text is None else qr_text))
+    return out
+
+
+def test_tag_and_qr_of_one_face_fuse() -> None:
+    found = identify(_marks("T001", _face(100, 100)) + _marks("T002", _face(400, 100), with_qr=False),
+                     catalog_for("habitats"))
+    by_id = {s.component.id: s for s in found.sightings}
+    assert set(by_id) == {"T001", "T002"}
+    assert by_id["T001"].source == "qr+tag" and by_id["T002"].source == "tag"
+    assert by_id["T002"].payload == encode("habitats", "T002")
+    # The fused face lies where it was drawn: its centre is 25 mm * 3 px from its corner.
+    assert np.allclose(by_id["T001"].image_centre(), (175, 175), atol=0.5)
+    assert not (found.foreign or found.duplicated or found.disagreements)
+
+
+def test_markers_that_disagree_are_never_scored() -> None:
+    dets = _marks("T001", _face(100, 100), qr_text=encode("habitats", "T002"))
+    found = identify(dets, catalog_for("habitats"))
+    assert found.sightings == ()
+    assert len(found.disagreements) == 1
+    assert set(found.disagreements[0].components) == {"T001", "T002"}
+
+
+def test_a_foreign_code_on_a_face_is_a_disagreement() -> None:
+    dets = _marks("T001", _face(100, 100), qr_text="https://example.org")
+    found = identify(dets, catalog_for("habitats"))
+    assert found.sightings == () and len(found.disagreements) == 1
+
+
+def test_the_same_component_twice_is_duplicated() -> None:
+    dets = _marks("T003", _face(100, 100)) + _marks("T003", _face(500, 300), with_qr=False)
+    found = identify(dets, catalog_for("habitats"))
+    assert found.sightings == ()
+    assert [d.component for d in found.duplicated] == ["T003"]
+    assert len(found.duplicated[0].sightings) == 2
+
+
+def test_foreign_codes_are_kept_with_their_reason() -> None:
+    square = np.array([[0, 0], [60, 0], [60, 60], [0, 60]], float)
+    dets = [
+        Detection(MarkerKind.QR, square + 600, payload="WIFI:S:home;;"),
+        Detection(MarkerKind.QR, square + 800, payload=encode("phylo", "ORCA")),
+        Detection(MarkerKind.QR, square + 1000, payload="HA1/T001*Z"),  # damaged check character
+        Detection(MarkerKind.TAG, square + 1200, tag_id=586),
+    ]
+    found = identify(dets, catalog_for("habitats"))
+    reasons = [f.reason for f in found.foreign]
+    assert found.sightings == ()
+    assert reasons[0] == "not a component code"
+    assert "another game" in reasons[1]
+    assert "check character" in reasons[2]
+    assert "not part of this game" in reasons[3]

@@ -1,0 +1,269 @@
+"""BIOME Borneo on the table: platforms and their hex slots, plant tiles with rotation, fanned food chains.
+
+Rulings of this layout:
+- Each layer platform is located from its anchor tags (or its own markers); its tag names the
+  platform and so its layer. A plant tile whose centre lies on a platform takes the slot
+  under it; its rotation is counted in clockwise sixth turns from the platform's upright
+  (the edges' plants depend on it). A tile on a platform but on no slot, or on the border of
+  two slots, is reported and not placed.
+- The scanner reads platforms lying flat on the table (the 3-D formation is photographed one
+  layer at a time, or laid out flat): every platform carries its own anchors, so each layer
+  is read on its own.
+- Each player's legend card marks their place at the table (area ``table``). Plant tiles off
+  the platforms within ``HAND_MM`` of a legend are that player's hand; earned animal and plant
+  cards lie within ``EARNED_MM`` of the player's legend.
+- Earned cards are fanned food chains: a predator lies on its prey shifted towards the prey
+  card's bottom edge, so the prey's top band (name and tag) stays visible. A card lying on
+  another card of the same player, shifted down by ``FAN_MIN_MM`` up to a card's height and
+  at most ``FAN_SIDE`` of a card's width sideways, lies ``on`` it; of several such cards the
+  nearest is the one beneath. Partly covered cards are named by whichever marker shows.
+- Animal, plant and ability cards near no legend are the gallery; global bonus cards are area
+  ``bonus``; layer mounts belong to the ``jungle``. Face-down tiles and cards carry no
+  marker and are not seen.
+- Without a player list the player at legend ``n`` is ``player<n>``, seats in legend order;
+  with one, the k-th seat takes the k-th legend in legend order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from scoring import find_game
+from scoring.model import BoardState, Placement
+
+from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView
+from .anchored import SPACE_TRUST, face_xy, holder, nearest, pose_at, seat_players, space_centre, space_hit, steps_from
+
+GAME_ID = "borneo"
+JUNGLE = "jungle"
+TABLE = "table"
+GALLERY = "gallery"
+BONUS = "bonus"
+HAND = "hand:"
+EARNED = "earned:"
+PLATFORM = "platform:"
+#: Tiles off the platforms this close to a legend card's edge are that player's hand.
+HAND_MM = 250.0
+#: Earned cards lie this close to their player's legend card's edge.
+EARNED_MM = 400.0
+#: A card lying on another is shifted down by at least this much (and less than a card's height).
+FAN_MIN_MM = 8.0
+#: ...and sideways by at most this fraction of a card's width.
+FAN_SIDE = 0.3
+#: ...and turned by at most this many degrees.
+FAN_TURN_DEG = 25.0
+#: Arranging: how far each card of a chain lies below the one it is stacked on.
+FAN_MM = 30.0
+#: Arranging: the flat formation of platforms (centre positions in mm) and the mounts' column.
+_FORMATION = {"E1": (250.0, 0.0), "C1": (0.0, 235.0), "C2": (250.0, 235.0), "C3": (500.0, 235.0),
+              "U1": (0.0, 470.0), "U2": (250.0, 470.0), "U3": (500.0, 470.0)}
+
+
+def _catalog():  # noqa: ANN202 - the game's own catalog type
+    return find_game(GAME_ID).catalog  # type: ignore[attr-defined]
+
+
+def _legend_number(loc_id: str) -> int:
+    tail = loc_id.rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+# -- arranging (scene renderer) ------------------------------------------------------------
+
+
+def arrange(state: BoardState) -> Mapping[str, TablePose]:
+    """Platforms flat in the classic formation, each player's legend, stacks and hand below it,
+    the gallery and bonus cards to its right."""
+    game = find_game(GAME_ID)
+    index = game.component_index  # type: ignore[attr-defined]
+    rng = np.random.default_rng(13 + len(state.placements))
+    poses: dict[str, TablePose] = {}
+
+    def jitter(limit: float) -> tuple[float, float]:
+        v = np.clip(rng.normal(0, limit / 2, 2), -limit, limit)
+        return float(v[0]), float(v[1])
+
+    mounts = 0
+    for p in state.in_area(JUNGLE):
+        comp = index[p.component]
+        if p.component in _FORMATION:
+            x, y = _FORMATION[p.component]
+            poses[p.component] = TablePose(x, y, float(rng.uniform(-4, 4)))
+        else:
+            poses[p.component] = TablePose(-190.0, -60.0 + 55.0 * mounts, float(rng.uniform(-5, 5)))
+            mounts += 1
+        del comp
+    for p in state.placements:
+        if p.area.startswith(PLATFORM) and isinstance(p.cell, str):
+            platform = p.area[len(PLATFORM):]
+            pose = poses.get(platform)
+            if pose is None:
+                continue
+            sx, sy = space_centre(index[platform], p.cell)
+            dx, dy = jitter(2.5)
+            poses[p.component] = pose_at(pose, index[platform], sx + dx, sy + dy, 60.0 * p.rotation + float(rng.normal(0, 1.5)))
+
+    platforms_bottom = max((poses[k].y_mm for k in _FORMATION if k in poses), default=-200.0) + 105.0
+    legends = sorted((p for p in state.in_area(TABLE) if index[p.component].kind == "legend"), key=lambda p: _legend_number(p.component))
+    players = sorted(state.players, key=lambda p: p.seat)
+    x = -110.0
+    for player, legend in zip(players, legends):
+        lw, lh = index[legend.component].size_mm
+        top = platforms_bottom + 60.0
+        lpose = TablePose(x + lw / 2, top + lh / 2, float(rng.uniform(-3, 3)))
+        poses[legend.component] = lpose
+        earned = state.in_area(EARNED + player.id)
+        above = {p.on: p for p in earned if p.on is not None}
+        bottoms = [p for p in earned if p.on is None]
+        col_x = x + lw + 15.0
+        for base in bottoms:
+            chain = [base]
+            while chain[-1].component in above:
+                chain.append(above[chain[-1].component])
+            cw, ch = index[base.component].size_mm
+            angle = float(rng.uniform(-3, 3))
+            bx, by = col_x + cw / 2, top + ch / 2
+            for k, card in enumerate(chain):
+                dx, dy = jitter(1.5)
+                v = np.array([dx, k * FAN_MM + dy])
+                a = np.radians(angle)
+                rx = float(np.cos(a) * v[0] - np.sin(a) * v[1])
+                ry = float(np.sin(a) * v[0] + np.cos(a) * v[1])
+                poses[card.component] = TablePose(bx + rx, by + ry, angle + float(rng.normal(0, 1.0)))
+            col_x += cw + 10.0
+        hand = state.in_area(HAND + player.id)
+        for k, p in enumerate(hand):
+            if index[p.component].kind != "tile":
+                continue
+            dx, dy = jitter(2.0)
+            poses[p.component] = TablePose(x + 40.0 + 76.0 * k + dx, top + lh + 50.0 + dy, float(rng.uniform(-8, 8)))
+        x = max(col_x, x + lw + 76.0 * len(hand)) + 60.0
+
+    right = max((poses[k].x_mm for k in _FORMATION if k in poses), default=0.0) + 110.0 + 60.0
+    for row, area in enumerate((GALLERY, BONUS)):
+        for k, p in enumerate(state.in_area(area)):
+            w, h = index[p.component].size_mm
+            dx, dy = jitter(3.0)
+            poses[p.component] = TablePose(right + w / 2 + row * (w + 15.0) + dx, -60.0 + k * (h + 15.0) + dy, float(rng.uniform(-4, 4)))
+    return poses
+
+
+# -- reading (scanner) ---------------------------------------------------------------------
+
+
+def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem]]:
+    """Which earned card lies on which: the nearest card it is fanned down from."""
+    below: dict[str, tuple[float, Located]] = {}
+    for top in cards:
+        for base in cards:
+            if base is top:
+                continue
+            w, h = base.component.size_mm
+            fx, fy = face_xy(base, top.centre_mm)
+            shift = fy - h / 2
+            turn = abs(((top.angle_deg - base.angle_deg) + 180.0) % 360.0 - 180.0)
+            if abs(fx - w / 2) <= FAN_SIDE * w and FAN_MIN_MM <= shift < h and turn <= FAN_TURN_DEG:
+                best = below.get(top.component.id)
+                if best is None or shift < best[0]:
+                    below[top.component.id] = (shift, base)
+    on: dict[str, str] = {}
+    problems: list[Problem] = []
+    supported: dict[str, str] = {}
+    for top_id, (_, base) in sorted(below.items(), key=lambda kv: kv[1][0]):
+        other = supported.get(base.component.id)
+        if other is not None:
+            problems.append(Problem("layout/two_on_one", f"{top_id} and {other} both lie on {base.component.id}; {top_id} is read as lying on nothing", (top_id, base.component.id), (base.image_centre,)))
+            continue
+        supported[base.component.id] = top_id
+        on[top_id] = base.component.id
+    return on, problems
+
+
+def read(view: TableView) -> LayoutResult:
+    """Platforms, plant tiles and rotations, hands, fanned food chains, the gallery and bonus cards."""
+    cat = _catalog()
+    problems: list[Problem] = []
+    placed: list[Placed] = []
+    unknown: list[Placement] = []
+    fits: list[float] = []
+
+    def report(code: str, loc: Located, message: str) -> None:
+        problems.append(Problem(code, f"{loc.component.id} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
+
+    legends = sorted(view.of_kind("legend"), key=lambda c: _legend_number(c.component.id))
+    owners = [(c.component.id, f"player{_legend_number(c.component.id)}", f"Player {_legend_number(c.component.id)}") for c in legends]
+    players, by_legend = seat_players(view, owners)
+    seated = [c for c in legends if c.component.id in by_legend]
+    for c in legends:
+        placed.append(Placed(Placement(c.component.id, TABLE), c))
+    platforms = [c for c in view.of_kind("board")]
+    for c in platforms + list(view.of_kind("mount")):
+        placed.append(Placed(Placement(c.component.id, JUNGLE), c))
+
+    for tile in view.of_kind("tile"):
+        xy = tile.centre_mm
+        platform = holder(platforms, xy)
+        if platform is not None:
+            hit = space_hit(platform, xy)
+            if hit is None:
+                report("layout/off_slot", tile, f"lies on platform {platform.component.id} but on none of its slots")
+                continue
+            if hit.offset > SPACE_TRUST:
+                report("layout/between_spaces", tile, f"lies across the border of slot {hit.space.name} of {platform.component.id}")
+                continue
+            turns, err = steps_from(tile, platform.angle_deg, 60.0)
+            if err > 20.0:
+                report("layout/rotation_unclear", tile, f"lies {err:.0f} degrees off its slot's edges")
+                continue
+            fits.append(1.0 - max(0.0, hit.offset - 0.4))
+            placed.append(Placed(Placement(tile.component.id, PLATFORM + platform.component.id, hit.space.name, turns), tile))
+            continue
+        legend, dist = nearest(seated, xy)
+        if legend is not None and dist <= HAND_MM:
+            placed.append(Placed(Placement(tile.component.id, HAND + by_legend[legend.component.id].id), tile))
+            continue
+        report("layout/loose", tile, "lies on no platform and near no player's legend card")
+
+    earned: dict[str, list[Located]] = {}
+    for card in view.of_kind("card"):
+        earnable = cat.earnable(card.component.id) is not None
+        legend, dist = nearest(seated, card.centre_mm)
+        if earnable and legend is not None and dist <= EARNED_MM:
+            earned.setdefault(by_legend[legend.component.id].id, []).append(card)
+            continue
+        action = cat.actions.get(card.component.id)
+        if earnable or (action is not None and getattr(action.kind, "value", "") == "ability"):
+            placed.append(Placed(Placement(card.component.id, GALLERY), card))
+            continue
+        report("layout/not_read", card, "is a card the table layout does not place (a deck or discard card?)")
+    for pid, cards in earned.items():
+        on, found = _stacks(cards)
+        problems.extend(found)
+        for card in cards:
+            placed.append(Placed(Placement(card.component.id, EARNED + pid, None, 0, True, on.get(card.component.id)), card))  # type: ignore[arg-type]
+    for card in view.of_kind("bonus"):
+        placed.append(Placed(Placement(card.component.id, BONUS), card))
+
+    # Markers that did not decode on a slot of a platform are unknown places there.
+    taken = {(p.placement.area, p.placement.cell) for p in placed}
+    for u in view.unreadable:
+        if u.centre_mm is None:
+            continue
+        platform = holder(platforms, u.centre_mm)
+        if platform is None:
+            continue
+        hit = space_hit(platform, u.centre_mm)
+        if hit is None:
+            continue
+        key = (PLATFORM + platform.component.id, hit.space.name)
+        if key not in taken:
+            taken.add(key)
+            unknown.append(Placement("?", key[0], key[1]))  # type: ignore[arg-type]
+            problems.append(Problem("layout/unreadable", f"the tile on slot {hit.space.name} of {platform.component.id} could not be read", (), (u.image_centre,)))
+    confidence = float(np.mean(fits)) if fits else (1.0 if platforms or not view.located else 0.5)
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+
+
+LAYOUT = GameLayout(GAME_ID, read, arrange)

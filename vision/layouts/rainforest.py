@@ -1,0 +1,302 @@
+"""Rainforest on the table: player boards from their anchors, tiles on their spaces, tokens in tile slots.
+
+Rulings of this layout:
+- Each player board is located from its anchor tags (or its own markers); its spaces are the
+  state's cells: ``J1``-``J9`` (jungle, J1 bottom left), ``C1``-``C3`` (clearing), ``R1``,
+  ``R2`` (reserve). A tile on a board but on none of its tile spaces is a clearing tile
+  without a cell (so a fourth clearing tile shows as a violation, not as nothing).
+- A species token whose centre lies on a tile belongs to the tile's slot under it
+  (``slot`` 1-3, counted on the tile's printed face, so the tile's rotation does not
+  matter) and to the tile's area. Tokens are small: their 16 mm tag is what names them.
+- A protected-area or diversity token lying on a tile lies ``on`` that tile; elsewhere it is
+  in the ``supply``.
+- The main board (area ``table``) is read when in view: the tile on a zone's pile space is
+  ``zone:<n>`` cell ``PILE``, tokens on its token spaces cells ``S1``...
+- The binoculars belong to the nearest player board within ``BINOCULARS_MM`` of its edge.
+- A token or tile too close to the border between two spaces, or on no space, is reported and
+  not placed. A marker that did not decode on a slot or space is an unknown place there.
+- Without a player list the player at a board is named after its totem (``frog``), seats in
+  board order; with one, the k-th seat takes the k-th board in board order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from scoring import find_game
+from scoring.model import BoardState, Component, Placement
+
+from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView
+from .anchored import SPACE_TRUST, holder, nearest, pose_at, seat_players, seen_players, space_centre, space_hit, steps_from
+
+GAME_ID = "rainforest"
+MAIN_BOARD = "MAIN-BOARD"
+PLAYER = "player:"
+JUNGLE = "jungle:"
+CLEARING = "clearing:"
+RESERVE = "reserve:"
+SUPPLY = "supply"
+TABLE = "table"
+#: Binoculars this close to a player board's edge are that player's.
+BINOCULARS_MM = 80.0
+#: Arranging: gap between player boards, and between them and the main board.
+BOARD_GAP_MM = 70.0
+#: Arranging: where bonus tokens lie on a tile (over its QR code, then below its slots).
+_BONUS_SPOTS = ((54.0, 22.0), (37.5, 66.0))
+
+
+def _catalog():  # noqa: ANN202 - the game's own catalog type
+    return find_game(GAME_ID).catalog  # type: ignore[attr-defined]
+
+
+def _board_order(component: Component) -> int:
+    ids = list(_catalog().boards)
+    return ids.index(component.id) if component.id in ids else len(ids)
+
+
+def _totem(component: Component) -> str:
+    board = _catalog().boards.get(component.id)
+    return board.totem.value if board is not None else component.id.lower()
+
+
+# -- arranging (scene renderer) ------------------------------------------------------------
+
+
+def arrange(state: BoardState) -> Mapping[str, TablePose]:
+    """Player boards side by side in seat order, the main board above them, the supply to its right."""
+    game = find_game(GAME_ID)
+    index = game.component_index  # type: ignore[attr-defined]
+    rng = np.random.default_rng(11 + len(state.placements))
+    poses: dict[str, TablePose] = {}
+
+    def jitter(limit: float) -> tuple[float, float]:
+        v = np.clip(rng.normal(0, limit / 2, 2), -limit, limit)
+        return float(v[0]), float(v[1])
+
+    def on_tile(tile_id: str, x_mm: float, y_mm: float) -> TablePose | None:
+        pose = poses.get(tile_id)
+        if pose is None:
+            return None
+        return pose_at(pose, index[tile_id], x_mm, y_mm, float(rng.uniform(-180, 180)))
+
+    x = 0.0
+    board_h = 0.0
+    for player in sorted(state.players, key=lambda p: p.seat):
+        board = next((p for p in state.in_area(PLAYER + player.id) if index[p.component].kind == "board"), None)
+        if board is None:
+            continue
+        comp = index[board.component]
+        w, h = comp.size_mm
+        board_h = max(board_h, h)
+        pose = TablePose(x + w / 2, 0.0, float(rng.uniform(-4, 4)))
+        poses[comp.id] = pose
+        for p in state.in_area(PLAYER + player.id):
+            if p.component != comp.id:
+                poses[p.component] = pose_at(pose, comp, w + BOARD_GAP_MM / 2, h - 40.0, float(rng.uniform(-20, 20)))
+        for area in (JUNGLE, CLEARING):
+            for p in state.in_area(area + player.id):
+                if p.on is None and isinstance(p.cell, str):
+                    sx, sy = space_centre(comp, p.cell)
+                    dx, dy = jitter(3.0)
+                    poses[p.component] = pose_at(pose, comp, sx + dx, sy + dy, 90.0 * p.rotation + float(rng.normal(0, 1.5)))
+        for p in state.in_area(RESERVE + player.id):
+            if isinstance(p.cell, str):
+                sx, sy = space_centre(comp, p.cell)
+                dx, dy = jitter(2.0)
+                poses[p.component] = pose_at(pose, comp, sx + dx, sy + dy, float(rng.uniform(-180, 180)))
+        x += w + BOARD_GAP_MM
+
+    bonus_count: dict[str, int] = {}
+    for p in state.placements:
+        if p.on is None:
+            continue
+        tile = index[p.on]
+        if p.slot is not None:
+            sx, sy = space_centre(tile, str(p.slot))
+            dx, dy = jitter(1.5)
+            found = on_tile(p.on, sx + dx, sy + dy)
+        else:
+            k = bonus_count.get(p.on, 0)
+            bonus_count[p.on] = k + 1
+            sx, sy = _BONUS_SPOTS[k % len(_BONUS_SPOTS)]
+            found = on_tile(p.on, sx, sy)
+        if found is not None:
+            poses[p.component] = found
+
+    main = next((p for p in state.in_area(TABLE) if p.component == MAIN_BOARD), None)
+    width = max(x - BOARD_GAP_MM, 420.0)
+    if main is not None:
+        comp = index[MAIN_BOARD]
+        w, h = comp.size_mm
+        pose = TablePose(width / 2, -board_h / 2 - BOARD_GAP_MM - h / 2, float(rng.uniform(-3, 3)))
+        poses[MAIN_BOARD] = pose
+        for p in state.placements:
+            if p.area.startswith("zone:") and isinstance(p.cell, str):
+                sx, sy = space_centre(comp, f"Z{p.area[5:]}-{p.cell}")
+                dx, dy = jitter(2.5)
+                turn = 90.0 * p.rotation if index[p.component].kind == "tile" else float(rng.uniform(-180, 180))
+                poses[p.component] = pose_at(pose, comp, sx + dx, sy + dy, turn)
+        for k, p in enumerate(state.in_area(SUPPLY)):
+            row, col = divmod(k, 2)
+            poses[p.component] = pose_at(pose, comp, w + 40.0 + 44.0 * col, 25.0 + 44.0 * row, float(rng.uniform(-180, 180)))
+    return poses
+
+
+# -- reading (scanner) ---------------------------------------------------------------------
+
+
+def _zone_cell(space: str) -> tuple[str, str]:
+    """Main-board space ``Z3-S2`` -> area ``zone:3``, cell ``S2``."""
+    zone, cell = space.split("-", 1)
+    return f"zone:{zone[1:]}", cell
+
+
+def read(view: TableView) -> LayoutResult:
+    """Player boards, jungles, clearings, reserves, bonus tokens and the main board's zones."""
+    problems: list[Problem] = []
+    placed: list[Placed] = []
+    unknown: list[Placement] = []
+    fits: list[float] = []
+
+    def report(code: str, loc: Located, message: str) -> None:
+        problems.append(Problem(code, f"{loc.component.id} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
+
+    boards = sorted((b for b in view.of_kind("board") if b.component.id != MAIN_BOARD), key=lambda b: _board_order(b.component))
+    owners = [(b.component.id, _totem(b.component), _totem(b.component).title()) for b in boards]
+    players, by_board = seat_players(view, owners)
+    players, missing = seen_players(players, by_board, "player board")
+    problems.extend(missing)
+    owned = [b for b in boards if b.component.id in by_board]
+    for b in boards:
+        if b.component.id in by_board:
+            placed.append(Placed(Placement(b.component.id, PLAYER + by_board[b.component.id].id), b))
+        else:
+            problems.append(Problem("layout/board_of_nobody", f"{b.component.id} belongs to no player of this game; its tiles are not placed", (b.component.id,), (b.image_centre,)))
+    main = next((b for b in view.of_kind("board") if b.component.id == MAIN_BOARD), None)
+    if main is not None:
+        placed.append(Placed(Placement(MAIN_BOARD, TABLE), main))
+
+    # Tiles: jungle and clearing spaces of a player board, or a zone's pile on the main board.
+    tile_area: dict[str, str] = {}
+    tiles_placed: list[Located] = []
+    for tile in view.of_kind("tile"):
+        xy = tile.centre_mm
+        board = holder(owned, xy)
+        if board is not None:
+            pid = by_board[board.component.id].id
+            hit = space_hit(board, xy, [s for s in board.component.spaces if s.name[0] in "JC"])
+            turns, _ = steps_from(tile, board.angle_deg, 90.0)
+            if hit is None:
+                area, cell = CLEARING + pid, None
+            elif hit.offset > SPACE_TRUST:
+                report("layout/between_spaces", tile, f"lies across the border of {hit.space.name}")
+                continue
+            else:
+                fits.append(1.0 - max(0.0, hit.offset - 0.4))
+                area = (JUNGLE if hit.space.name.startswith("J") else CLEARING) + pid
+                cell = hit.space.name
+            placed.append(Placed(Placement(tile.component.id, area, cell, turns), tile))
+            tile_area[tile.component.id] = area
+            tiles_placed.append(tile)
+            continue
+        if main is not None and holder([main], xy) is not None:
+            hit = space_hit(main, xy)
+            if hit is None or not hit.space.name.endswith("PILE") or hit.offset > SPACE_TRUST:
+                report("layout/off_space", tile, "lies on the main board but on no zone's pile")
+                continue
+            area, cell = _zone_cell(hit.space.name)
+            turns, _ = steps_from(tile, main.angle_deg, 90.0)
+            placed.append(Placed(Placement(tile.component.id, area, cell, turns), tile))
+            continue
+        report("layout/loose", tile, "lies on no player board and on no zone's pile")
+
+    # Species tokens: a slot of the tile under them, a reserve space, or a zone's token space.
+    for token in view.of_kind("token"):
+        xy = token.centre_mm
+        tile = holder(tiles_placed, xy)
+        if tile is not None:
+            hit = space_hit(tile, xy)
+            if hit is None:
+                report("layout/off_slot", token, f"lies on {tile.component.id} but on none of its slots")
+            elif hit.offset > SPACE_TRUST:
+                report("layout/between_spaces", token, f"lies between two slots of {tile.component.id}")
+            else:
+                fits.append(1.0 - max(0.0, hit.offset - 0.4))
+                area = tile_area[tile.component.id]
+                placed.append(Placed(Placement(token.component.id, area, None, 0, True, tile.component.id, int(hit.space.name)), token))
+            continue
+        if holder(view.of_kind("tile"), xy) is not None:
+            report("layout/on_unplaced_tile", token, "lies on a tile that has no place")
+            continue
+        board = holder(owned, xy)
+        if board is not None:
+            hit = space_hit(board, xy)
+            if hit is not None and hit.space.name.startswith("R") and hit.offset <= SPACE_TRUST:
+                placed.append(Placed(Placement(token.component.id, RESERVE + by_board[board.component.id].id, hit.space.name), token))
+            else:
+                report("layout/off_space", token, f"lies on {board.component.id} but on no tile and no reserve space")
+            continue
+        if main is not None and holder([main], xy) is not None:
+            hit = space_hit(main, xy)
+            if hit is None or "-S" not in hit.space.name or hit.offset > SPACE_TRUST:
+                report("layout/off_space", token, "lies on the main board but on no zone's token space")
+                continue
+            area, cell = _zone_cell(hit.space.name)
+            placed.append(Placed(Placement(token.component.id, area, cell), token))
+            continue
+        report("layout/loose", token, "lies on no tile, reserve or zone")
+
+    # Protected-area and diversity tokens: on a tile, or in the supply.
+    for bonus in view.of_kind("protected_area", "diversity"):
+        tile = holder(tiles_placed, bonus.centre_mm)
+        if tile is not None:
+            placed.append(Placed(Placement(bonus.component.id, tile_area[tile.component.id], None, 0, True, tile.component.id), bonus))
+        elif holder(view.of_kind("tile"), bonus.centre_mm) is not None:
+            report("layout/on_unplaced_tile", bonus, "lies on a tile that has no place")
+        else:
+            placed.append(Placed(Placement(bonus.component.id, SUPPLY), bonus))
+
+    for item in view.of_kind("binoculars"):
+        board, dist = nearest(owned, item.centre_mm)
+        if board is None or dist > BINOCULARS_MM:
+            report("layout/loose", item, "lie near no player board")
+            continue
+        placed.append(Placed(Placement(item.component.id, PLAYER + by_board[board.component.id].id), item))
+
+    # Markers that did not decode on a slot or a space are unknown places there.
+    taken = {(p.placement.area, p.placement.cell, p.placement.on, p.placement.slot) for p in placed}
+    for u in view.unreadable:
+        if u.centre_mm is None:
+            continue
+        guess: Placement | None = None
+        tile = holder(tiles_placed, u.centre_mm)
+        board = holder(owned, u.centre_mm)
+        if tile is not None:
+            hit = space_hit(tile, u.centre_mm)
+            if hit is not None:
+                guess = Placement("?", tile_area[tile.component.id], None, 0, True, tile.component.id, int(hit.space.name))  # type: ignore[arg-type]
+        elif board is not None:
+            hit = space_hit(board, u.centre_mm)
+            if hit is not None:
+                pid = by_board[board.component.id].id
+                prefix = {"J": JUNGLE, "C": CLEARING, "R": RESERVE}[hit.space.name[0]]
+                guess = Placement("?", prefix + pid, hit.space.name)  # type: ignore[arg-type]
+        elif main is not None and holder([main], u.centre_mm) is not None:
+            hit = space_hit(main, u.centre_mm)
+            if hit is not None:
+                area, cell = _zone_cell(hit.space.name)
+                guess = Placement("?", area, cell)  # type: ignore[arg-type]
+        if guess is None:
+            continue
+        k = (guess.area, guess.cell, guess.on, guess.slot)
+        if k not in taken:
+            taken.add(k)
+            unknown.append(guess)
+            problems.append(Problem("layout/unreadable", f"a marker in {guess.area} could not be read; that place is not scored", (), (u.image_centre,)))
+    confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+
+
+LAYOUT = GameLayout(GAME_ID, read, arrange)
