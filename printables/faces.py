@@ -236,6 +236,8 @@ def text_block(
         return ()
     title = printable_text(title)
     body = [printable_text(s) for s in lines if s.strip()]
+    if body and body[0].casefold() == title.casefold():
+        body = body[1:]  # catalogs often repeat the name as their first line
     small = printable_text(small)
     size = min(MAX_TEXT_MM, h / 1.25)
     while True:

@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 
 from scoring import find_game
-from scoring.model import BoardState, Placement, Player, ScoringError, StateError
+from scoring.model import BoardState, Component, Placement, Player, ScoringError, StateError
 from scoring.state import cell_to_json, state_to_json
 
 from .detect import Candidate, DetectConfig, Detection, MarkerKind, detect_all
 from .errors import VisionError
-from .identify import WEIGHTS, Disagreement, Duplicate, Foreign, Sighting, catalog_for, identify
+from .identify import WEIGHTS, Catalog, Disagreement, Duplicate, Foreign, Mark, Sighting, catalog_for, identify
 from .layouts import LayoutResult, Located, Placed, Problem, TableView, Unreadable, find_layout
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
 from .plane import Plane, RigidGroup, fit_plane, rigid_fit
@@ -53,7 +53,38 @@ class RecognisedComponent:
 
     @property
     def payload(self) -> str:
+        """The canonical QR payload text, as printed, whichever marker was read."""
         return self.located.payload
+
+    @property
+    def kind(self) -> str:
+        return self.located.component.kind
+
+    @property
+    def area(self) -> str | None:
+        return self.placement.area if self.placement else None
+
+    @property
+    def cell(self) -> Cell | None:
+        return self.placement.cell if self.placement else None
+
+    @property
+    def rotation(self) -> int | None:
+        return self.placement.rotation if self.placement else None
+
+    @property
+    def image_corners(self) -> np.ndarray:
+        """(4, 2) the face's corners in image pixels, clockwise from its top-left."""
+        return self.located.image_outline
+
+    @property
+    def image_centre(self) -> tuple[float, float]:
+        return self.located.image_centre
+
+    @property
+    def centre_mm(self) -> tuple[float, float]:
+        """Centre on the table plane, in millimetres."""
+        return self.located.centre_mm
 
     def to_dict(self) -> dict[str, Any]:
         loc, p = self.located, self.placement
@@ -179,6 +210,7 @@ def _unreadable(
     markers: Sequence[Detection],
     tag_sizes: Sequence[float],
     tolerance: float,
+    catalog: Catalog | None = None,
 ) -> list[Unreadable]:
     """Undecoded quads of a printed tag's size that lie on no located face and no decoded marker."""
     if plane is None or not tag_sizes or not candidates:
@@ -205,8 +237,24 @@ def _unreadable(
         hom = np.concatenate([centres, np.ones((len(centres), 1))], axis=1)  # (n, 3)
         face = np.einsum("mij,nj->nmi", inv, hom)
         face = face[..., :2] / face[..., 2:3]
-        inside = ((face >= -2) & (face <= size[None] + 2)).all(axis=2).any(axis=1)
-        keep &= ~inside
+        inside = ((face >= -2) & (face <= size[None] + 2)).all(axis=2)  # (n, m)
+        # A face with printed spaces (a board, a tile with slots) holds other components: a quad
+        # on one of its spaces (and not on the face's own markers) lies on top and is reported.
+        explained = np.zeros(len(candidates), bool)
+        for j, loc in enumerate(located):
+            if not loc.component.spaces or catalog is None:
+                explained |= inside[:, j]
+                continue
+            fx, fy = face[:, j, 0], face[:, j, 1]
+            on_space = np.zeros(len(candidates), bool)
+            for sp in loc.component.spaces:
+                on_space |= (np.abs(fx - sp.x_mm) <= sp.w_mm / 2 + 3) & (np.abs(fy - sp.y_mm) <= sp.h_mm / 2 + 3)
+            for mark in _own_marks(catalog, loc.component):
+                on_mark = (fx >= mark.x_mm - 3) & (fx <= mark.x_mm + mark.size_mm + 3)
+                on_mark &= (fy >= mark.y_mm - 3) & (fy <= mark.y_mm + mark.size_mm + 3)
+                on_space &= ~on_mark
+            explained |= inside[:, j] & ~on_space
+        keep &= ~explained
     out: list[Unreadable] = []
     kept: list[np.ndarray] = []
     for i in np.nonzero(keep)[0]:
@@ -218,6 +266,13 @@ def _unreadable(
         reason = "a tag that did not decode" if cand.kind is MarkerKind.TAG else "a QR code that did not decode"
         out.append(Unreadable(cand.kind, cand.corners, (float(centre[0]), float(centre[1])), reason))
     return out
+
+
+def _own_marks(catalog: Catalog, component: Component) -> list[Mark]:
+    """The markers printed on a component's face: its tag, its QR code and its anchors."""
+    marks = [catalog.by_tag.get(component.tag), catalog.qr_marks.get(component.id)]
+    marks += [catalog.by_tag.get(a.tag) for a in component.anchors]
+    return [m for m in marks if m is not None and m.component.id == component.id]
 
 
 _PLACEMENT_INDEX = re.compile(r"placements\[(\d+)\]")
@@ -314,6 +369,7 @@ def recognise(
         detected.markers,
         catalog.tag_sizes_mm,
         cfg.unreadable_size_tolerance,
+        catalog,
     )
     t = lap("plane", t)
 

@@ -348,7 +348,7 @@ def render_scene(
     n_foreign = foreign if foreign is not None else int(rng.integers(1, 3))
     foreign_texts: list[str] = []
     for k in range(n_foreign):
-        side = float(rng.uniform(30, 45))
+        side = float(rng.uniform(45, 65))
         spot = free_spot(side)
         if spot is None:
             continue

@@ -343,6 +343,85 @@ def export(play_id: str) -> Response:
     return resp
 
 
+#: Accepted states one imported game may hold (a long game has a few hundred).
+MAX_IMPORT_STATES = 5000
+
+
+def _import_error(where: str, message: str) -> AppError:
+    return AppError(400, "bad_import", f"{where}: {message}; nothing was imported")
+
+
+def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or len(value) > 200:
+        raise _import_error(where, "expected a short text")
+    return value
+
+
+def checked_import(doc: dict[str, Any]) -> tuple[store.Play, list[store.Snapshot]]:
+    """An exported saved game, every part checked before anything is written."""
+    if doc.get("format") != "table-companion-play" or doc.get("version") != 1:
+        raise _import_error("format", "not a saved game of this companion (format 'table-companion-play', version 1)")
+    raw = doc.get("play")
+    if not isinstance(raw, dict):
+        raise _import_error("play", "expected an object")
+    try:
+        game = services.game_or_404(str(raw.get("game") or ""))
+        players = services.parse_players(raw.get("players"))
+        options = raw.get("options") if raw.get("options") is not None else {}
+        if not isinstance(options, dict):
+            raise AppError(400, "bad_options", "options must be an object")
+        options = services.parse_options(game, options)
+        services.check_setup(game, players, options)
+    except AppError as exc:
+        raise _import_error("play", exc.message) from exc
+    final_sheet = raw.get("final_sheet")
+    if final_sheet is not None and not isinstance(final_sheet, dict):
+        raise _import_error("play.final_sheet", "expected an object or null")
+    play = store.Play(
+        "", game.id, (_text(raw.get("title"), "play.title") or game.name)[:80], players, options,
+        _text(raw.get("created_at"), "play.created_at") or store.now(),
+        _text(raw.get("finished_at"), "play.finished_at", optional=True), final_sheet,
+    )
+    states = doc.get("states")
+    if not isinstance(states, list) or len(states) > MAX_IMPORT_STATES:
+        raise _import_error("states", f"expected a list of at most {MAX_IMPORT_STATES} accepted states")
+    snaps: list[store.Snapshot] = []
+    for i, s in enumerate(states):
+        where = f"states[{i}]"
+        if not isinstance(s, dict):
+            raise _import_error(where, "expected an object")
+        if s.get("seq") != i + 1 or isinstance(s.get("seq"), bool):
+            raise _import_error(where, f"'seq' must be {i + 1} (states numbered 1, 2, 3... without gaps)")
+        try:
+            state = services.load_state(game, s.get("state"))
+        except AppError as exc:
+            raise _import_error(where, exc.message) from exc
+        violations = s.get("violations", [])
+        if not isinstance(violations, list) or not all(isinstance(v, dict) for v in violations):
+            raise _import_error(where, "'violations' must be a list of objects")
+        problems = s.get("problems", {})
+        if not isinstance(problems, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 10_000 for v in problems.values()
+        ):
+            raise _import_error(where, "'problems' must map names to counts")
+        source = s.get("source")
+        if source not in SOURCES:
+            raise _import_error(where, f"'source' must be one of {', '.join(sorted(SOURCES))}")
+        created = _text(s.get("created_at"), f"{where}.created_at") or store.now()
+        snaps.append(store.Snapshot(i + 1, services.state_doc(state), violations, problems, source, created))
+    return play, snaps
+
+
+@bp.post("/api/plays/import")
+def import_play() -> tuple[Response, int]:
+    """A saved game from an export: refused whole when any part is wrong, stored whole otherwise."""
+    play, snaps = checked_import(json_body())
+    stored = store.import_play(play, snaps)
+    return jsonify({**stored.to_dict(), "states": len(snaps)}), 201
+
+
 def bgstats(play: store.Play) -> dict[str, Any]:
     """The BG Stats "addPlay" document and link for a scored play."""
     game = services.game_or_404(play.game)

@@ -42,6 +42,8 @@ class HostFrame:
     jpeg: bytes
     taken: float
     """time.monotonic() when the frame was read."""
+    image: Any = None
+    """The decoded BGR frame, so recognition skips decoding the JPEG again."""
 
 
 class HostCamera:
@@ -119,15 +121,15 @@ class HostCamera:
                 next_at = max(next_at + period, time.monotonic())
                 ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
                 if ok:
-                    self._push(buf.tobytes())
+                    self._push(buf.tobytes(), image)
                     self.error = None
         finally:
             reader.release()
 
-    def _push(self, jpeg: bytes) -> None:
+    def _push(self, jpeg: bytes, image: Any = None) -> None:
         with self._lock:
             self._seq += 1
-            self._frames[self._seq] = HostFrame(self._seq, jpeg, time.monotonic())
+            self._frames[self._seq] = HostFrame(self._seq, jpeg, time.monotonic(), image)
             while len(self._frames) > KEEP_FRAMES:
                 self._frames.popitem(last=False)
 
@@ -141,13 +143,13 @@ class HostCamera:
         with self._lock:
             return self._frames.get(seq)
 
-    def result(self, frame: HostFrame, play_id: str, compute: Callable[[bytes], dict[str, Any]]) -> dict[str, Any]:
+    def result(self, frame: HostFrame, play_id: str, compute: Callable[[HostFrame], dict[str, Any]]) -> dict[str, Any]:
         """Recognise a frame once per game, whoever asks first; the others share it."""
         key = (frame.seq, play_id)
         with self._recognise_lock:
             cached = self._results.get(key)
             if cached is None:
-                cached = compute(frame.jpeg)
+                cached = compute(frame)
                 self._results[key] = cached
                 while len(self._results) > 2 * KEEP_FRAMES:
                     self._results.popitem(last=False)
@@ -203,8 +205,9 @@ def host_frame(play_id: str) -> Response:
     if frame is None:
         raise AppError(503, "camera_starting", cam.error or "no frame from the host camera yet")
 
-    def compute(jpeg: bytes) -> dict[str, Any]:
-        scan = services.recognise(jpeg, game, play.players, play.options)
+    def compute(shot: HostFrame) -> dict[str, Any]:
+        image = shot.image if shot.image is not None else shot.jpeg
+        scan = services.recognise(image, game, play.players, play.options)
         return frame_result(play, scan)
 
     last = store.latest(play.id)

@@ -123,14 +123,14 @@ def _form_players() -> list[dict[str, Any]]:
     for i in range(MAX_SEATS):
         name = request.form.get(f"name{i}", "").strip()
         pid = request.form.get(f"id{i}", "").strip().lower()
-        if not name and not pid:
+        colour_name = request.form.get(f"colour{i}", "").strip()
+        if not name and not pid and not colour_name:
             continue
         seat = request.form.get(f"seat{i}", str(i + 1))
         try:
             order = int(seat)
         except ValueError as exc:
             raise AppError(400, "bad_players", f"player {i + 1}: seat must be a number") from exc
-        colour_name = request.form.get(f"colour{i}", "").strip()
         if colour_name and colour_name not in services.PALETTE:
             raise AppError(400, "bad_players", f"player {i + 1}: unknown colour {colour_name!r}")
         pid = pid or colour_name or f"p{i + 1}"

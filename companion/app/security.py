@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, current_app, redirect, request, session, url_for
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from .errors import AppError, wants_json
 
@@ -130,8 +131,16 @@ def try_join(code: str) -> bool:
     return False
 
 
+def check_size() -> None:
+    """Refuse a body declared over the upload limit before any of it is read, on every route."""
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if limit is not None and (request.content_length or 0) > limit:
+        raise RequestEntityTooLarge()
+
+
 def _guard() -> Response | None:
     check_host()
+    check_size()
     endpoint = request.endpoint or ""
     if not has_joined() and endpoint not in OPEN_ENDPOINTS:
         if wants_json() or request.method in UNSAFE_METHODS:

@@ -65,7 +65,7 @@ def serve(
     from . import create_app
     from .camera import HostCamera
 
-    if lan and is_loopback(host) or lan and host == "localhost":
+    if lan and (is_loopback(host) or host == "localhost"):
         host = "0.0.0.0"
     network = not (is_loopback(host) or host == "localhost")
     if network and not lan:

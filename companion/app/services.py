@@ -241,12 +241,12 @@ class Scan:
 
 
 def recognise(
-    image: bytes, game: Game, players: Sequence[Player] = (), options: Mapping[str, Any] | None = None
+    image: Any, game: Game, players: Sequence[Player] = (), options: Mapping[str, Any] | None = None
 ) -> Scan:
-    """Run the vision pipeline; an image it cannot use is a 400, not a crash."""
+    """Run the vision pipeline on JPEG/PNG bytes or a BGR array; an unusable image is a 400."""
     import vision
 
-    if not image:
+    if isinstance(image, bytes) and not image:
         raise AppError(400, "no_image", "the upload was empty")
     start = time.perf_counter()
     try:

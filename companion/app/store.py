@@ -203,3 +203,32 @@ def finish(play_id: str, sheet: dict[str, Any]) -> Play:
         (now(), json.dumps(sheet), play_id),
     )
     return get_play(play_id)
+
+
+def import_play(play: Play, snaps: list[Snapshot]) -> Play:
+    """Store a checked saved game under a new id: the game and its whole timeline, or nothing."""
+    play_id = secrets.token_urlsafe(9)
+    doc = [{"id": p.id, "name": p.name, "colour": p.colour, "seat": p.seat} for p in play.players]
+    db = get_db()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(
+            "INSERT INTO play (id, game, title, players, options, created_at, finished_at, final_sheet)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                play_id, play.game, play.title, json.dumps(doc), json.dumps(play.options), play.created_at,
+                play.finished_at, json.dumps(play.final_sheet) if play.final_sheet is not None else None,
+            ),
+        )
+        for s in snaps:
+            db.execute(
+                "INSERT INTO snapshot (play_id, seq, state, violations, problems, source, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (play_id, s.seq, json.dumps(s.state), json.dumps(s.violations), json.dumps(s.problems),
+                 s.source, s.created_at),
+            )
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return get_play(play_id)

@@ -80,7 +80,13 @@ def played_events(after: BoardState, before_table: Table, after_table: Table) ->
 def active_player(
     before: BoardState, after: BoardState, tb: Table, ta: Table, catalog: Catalog
 ) -> str | None:
-    """Whose turn: ``extras.active``, else the player the first new or moved card faces."""
+    """Whose turn: ``extras.active``, else the player the first new or moved card faces.
+
+    A turn may change nothing that faces its player: an immediate event only leaves its card
+    in the player's own pile, and a reaction turn may only discard the cards that kept no
+    food chain. Then the event card's pile, or else the one owner of those discarded cards,
+    names the player.
+    """
     named = after.extras.get("active")
     if isinstance(named, str):
         return named
@@ -91,6 +97,20 @@ def active_player(
     for te in ta.events:
         if te.id not in {e.id for e in tb.events}:
             return te.owner
+    players = {p.id for p in after.players}
+    for entry in after.extras.get("events", ()) or ():
+        placed = after.placement_of(entry["card"])
+        if placed is not None and placed.area != TABLE:
+            pile_owner = placed.area.partition(":")[2]
+            if pile_owner in players:
+                return pile_owner
+    owners = {
+        old.owner
+        for old in tb.by_id.values()
+        if old.species and old.id not in ta.by_id and not tb.is_viable(old.id)
+    }
+    if len(owners) == 1:
+        return owners.pop()
     return None
 
 

@@ -374,14 +374,25 @@ def turn_violations(
         )
     zone_before = _zone_tokens(before_state, catalog)
     zone_after = _zone_tokens(after_state, catalog)
-    taken = sorted(t for t in _held_tokens(after) - _held_tokens(before) if t in zone_before)
+    # a token taken this turn and given back in the exchange now lies in another zone
+    swapped_out = {t for t, z in zone_before.items() if zone_after.get(t, z) != z}
+    taken = sorted({t for t in _held_tokens(after) - _held_tokens(before) if t in zone_before} | swapped_out)
     if not taken:
         return
     by_zone: dict[int, list[str]] = {}
     for t in taken:
         by_zone.setdefault(zone_before[t], []).append(t)
-    main = max(by_zone, key=lambda z: (len(by_zone[z]), -z))
-    emptied = not any(z == main and zone_after.get(t) == main for t, z in zone_before.items())
+
+    def emptied_zone(zone: int) -> bool:
+        return not any(z == zone and zone_after.get(t) == zone for t, z in zone_before.items())
+
+    def reading(zone: int) -> tuple[bool, int, int]:
+        """Prefer a zone that explains every other token (one exchange after emptying it), then the most taken."""
+        rest = sum(len(ts) for z, ts in by_zone.items() if z != zone)
+        return (rest == 0 or (rest == 1 and emptied_zone(zone)), len(by_zone[zone]), -zone)
+
+    main = max(by_zone, key=reading)
+    emptied = emptied_zone(main)
     others = [t for z, ts in by_zone.items() if z != main for t in ts]
     if others and not (emptied and len(others) == 1):
         yield _v(

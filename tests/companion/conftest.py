@@ -77,6 +77,8 @@ class ScriptedCamera:
     def __init__(self) -> None:
         self.scenes: dict[bytes, tuple[Mapping[str, Any], dict[str, Any]]] = {}
         self.calls: list[dict[str, Any]] = []
+        self.array_scene: tuple[Mapping[str, Any], dict[str, Any]] | None = None
+        """What decoded frames (arrays from a host camera) show."""
 
     def show(self, image: bytes, state: Mapping[str, Any], **problems: Any) -> bytes:
         self.scenes[image] = (state, problems)
@@ -85,10 +87,13 @@ class ScriptedCamera:
     def recognise(self, image: bytes, game_id: str, *, players: Any = None, options: Any = None) -> FakeRecognition:
         from vision.errors import ImageError
 
-        self.calls.append({"game": game_id, "players": players, "options": options})
-        if image not in self.scenes:
+        self.calls.append({"game": game_id, "players": players, "options": options, "image": image})
+        if not isinstance(image, bytes) and self.array_scene is not None:
+            doc, problems = self.array_scene
+        elif isinstance(image, bytes) and image in self.scenes:
+            doc, problems = self.scenes[image]
+        else:
             raise ImageError("not an image this test knows")
-        doc, problems = self.scenes[image]
         state = find_game(game_id).load_state(doc)
         return FakeRecognition(state, **problems)
 

@@ -97,9 +97,23 @@ def table_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture
-def live_server(tmp_path: Path) -> Iterator[str]:
-    app = create_app({"INSTANCE_PATH": str(tmp_path / "instance")})
+@pytest.fixture(scope="module")
+def table_clip(tmp_path_factory: pytest.TempPathFactory, table_video: Path) -> Path:
+    """The same table as an MJPEG file: what a host camera would film."""
+    path = tmp_path_factory.mktemp("clip") / "table.avi"
+    w, h = RESOLUTION
+    header = len(f"YUV4MPEG2 W{w} H{h} F{FPS}:1 Ip A1:1 C420jpeg\n")
+    size = w * h * 3 // 2
+    data = table_video.read_bytes()
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, RESOLUTION)
+    for start in range(header, len(data), size + len(b"FRAME\n")):
+        yuv = np.frombuffer(data, np.uint8, size, start + len(b"FRAME\n")).reshape(h * 3 // 2, w)
+        writer.write(cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_I420))
+    writer.release()
+    return path
+
+
+def _serve(app: Any) -> Iterator[str]:
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -108,6 +122,20 @@ def live_server(tmp_path: Path) -> Iterator[str]:
     finally:
         server.shutdown()
         thread.join(timeout=5)
+        cam = app.extensions.get("host_camera")
+        if cam is not None:
+            cam.stop()
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[str]:
+    yield from _serve(create_app({"INSTANCE_PATH": str(tmp_path / "instance")}))
+
+
+@pytest.fixture
+def host_camera_server(tmp_path: Path, table_clip: Path) -> Iterator[str]:
+    app = create_app({"INSTANCE_PATH": str(tmp_path / "instance"), "HOST_CAMERA": str(table_clip)})
+    yield from _serve(app)
 
 
 @pytest.fixture
@@ -254,3 +282,31 @@ def test_photo_upload_fallback(live_server: str, browser_page: Any) -> None:
     page.click("#accept")
     poll(page, "() => document.getElementById('accepted-count').textContent === '1'")
     shoot(page, "table-sample")
+
+
+def test_host_camera_is_seen_by_two_browsers(host_camera_server: str, browser_page: Any) -> None:
+    """A camera on the server: a second browser sees the same frame and the same overlay."""
+    page = browser_page
+    page.goto(host_camera_server + "/new?game=habitats")
+    page.fill('input[name="name2"]', "")
+    page.fill('input[name="id2"]', "")
+    page.select_option('select[name="colour2"]', "")
+    page.fill('input[name="name0"]', "Rosa")
+    page.fill('input[name="id0"]', "red")
+    page.fill('input[name="name1"]', "Bruno")
+    page.fill('input[name="id1"]', "blue")
+    page.click("#new-game button[type=submit]")
+    page.wait_for_url("**/table")
+    table_url = page.url
+    page.click("#host-start")
+    poll(page, "() => document.getElementById('status').textContent.startsWith('Table camera frame')")
+    poll(page, "() => document.querySelectorAll('#seen li[data-component]').length >= 13")
+    phone = page.context.new_page()
+    phone.goto(table_url)
+    phone.click("#host-start")
+    poll(phone, "() => document.querySelectorAll('#seen li[data-component]').length >= 13")
+    frame_src = phone.get_attribute("#still", "src")
+    assert frame_src is not None and frame_src.startswith("/camera/frames/")
+    assert len(seen_components(phone)) in (13, 14)
+    shoot(phone, "table-host-camera")
+    phone.close()

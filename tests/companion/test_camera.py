@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 
 from companion.app import create_app
-from companion.app.camera import KEEP_FRAMES, HostCamera
+from companion.app.camera import KEEP_FRAMES, HostCamera, HostFrame
 
 from .conftest import ScriptedCamera, csrf_token, rainforest_move
 
@@ -61,7 +61,7 @@ def test_keeps_only_the_last_frames() -> None:
     cam = HostCamera(lambda: FakeReader(30), max_fps=100_000)
     cam.start()
     try:
-        wait_for(lambda: cam.latest() is not None and cam.latest().seq >= 30 or cam.error is not None)
+        wait_for(lambda: (cam.latest() is not None and cam.latest().seq >= 30) or cam.error is not None)
     finally:
         cam.stop()
     last = cam.latest()
@@ -78,8 +78,8 @@ def test_result_is_computed_once_per_frame_and_game() -> None:
     frame = cam.latest()
     calls: list[bytes] = []
 
-    def compute(jpeg: bytes) -> dict[str, Any]:
-        calls.append(jpeg)
+    def compute(shot: HostFrame) -> dict[str, Any]:
+        calls.append(shot.jpeg)
         return {"n": len(calls)}
 
     assert cam.result(frame, "play@0", compute) == {"n": 1}
@@ -124,12 +124,13 @@ def test_every_browser_sees_the_same_frame_and_overlay(host_app: Flask, camera: 
         play = r.get_json()["id"]
         cam.stop()  # freeze the frame so both browsers ask about the same one
         frame = cam.latest()
-        camera.show(frame.jpeg, rainforest_move()["before"])
+        camera.array_scene = (rainforest_move()["before"], {})
         a = tablet.get(f"/api/plays/{play}/host-frame").get_json()
         b = phone.get(f"/api/plays/{play}/host-frame").get_json()
         assert a["frame"]["seq"] == b["frame"]["seq"] == frame.seq
         assert a["recognition"] == b["recognition"] and len(a["state"]["placements"]) == 51
         assert len(camera.calls) == 1  # recognised once, shared
+        assert camera.calls[0]["image"].shape == (48, 64, 3)  # the decoded frame, not the JPEG
         img = phone.get(a["frame"]["url"])
         assert img.status_code == 200 and img.mimetype == "image/jpeg" and img.data == frame.jpeg
         status = phone.get("/camera/status").get_json()

@@ -340,3 +340,45 @@ def test_discarded_line_names_the_event_that_changed_the_card() -> None:
         "Killer Whale at (3,-1): no food chain (no neighbour shares a climate and a terrain with it;"
         " changed by Climate Change) -> discarded, 0 of 10"
     )
+
+
+def test_reaction_turn_without_extras_infers_the_player_from_the_discarded_cards() -> None:
+    # B's Beaver lost its Douglas Fir to A's Wildfire; in B's next turn B cannot save it and
+    # discards it. Nothing new lies on the table, so no card's orientation names the player:
+    # the player is the owner of the cards discarded without a food chain, and the move is legal.
+    before = GAME.load_state(state(card("BEAVER", 2, -1, 2), card("SALAL", -1, 0)))
+    after = GAME.load_state(
+        state(card("SALAL", -1, 0), {"component": "BEAVER", "area": "discard:b"})
+    )
+    assert GAME.violations(before, after) == ()
+
+
+def test_event_turn_without_active_infers_the_player_from_the_event_card() -> None:
+    # A's Snowshoe Hare has had no food since B's last turn. In A's turn A only plays an Oil
+    # Spill (now in A's discard pile) and leaves the hare on the table: A's reaction turn is
+    # over, so the hare had to go to the discard pile.
+    before = GAME.load_state(
+        state(card("SNOWHARE", 1, 0), card("GIANTKELP", 1, -1, 2), card("TARDIGRAD", 2, -1, 2))
+    )
+    after = GAME.load_state(
+        state(
+            card("SNOWHARE", 1, 0),
+            {"component": "OILSPILL-1", "area": "discard:a"},
+            {"component": "GIANTKELP", "area": "discard:b"},
+            {"component": "TARDIGRAD", "area": "discard:b"},
+            extras={"events": [{"card": "OILSPILL-1", "target": "GIANTKELP"}]},
+        )
+    )
+    assert [v.code for v in GAME.violations(before, after)] == [Rule.NOT_DISCARDED.value]
+
+
+def test_p3_scale_three_carnivore_may_not_eat_scale_six_prey() -> None:
+    # P3 as stated: a FOODCHAIN#3 carnivore of SCALE 3 next to a FOODCHAIN#2 species of SCALE 6.
+    from scoring.phylo.table import scale_ok
+
+    s = CAT.species
+    hunter = replace(s["HERRING"], scale=3)
+    prey = replace(s["PURPURCHN"], scale=6)
+    assert food_link(hunter, prey) == (True, True)  # the right level, and meat: the scale limit applies
+    assert scale_ok(hunter, prey) is False
+    assert scale_ok(hunter, replace(prey, scale=3)) is True  # equal SCALE may be eaten

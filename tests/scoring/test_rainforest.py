@@ -284,3 +284,27 @@ def test_any_legally_filled_jungle_scores_its_printed_points(tiles: list[str], b
     by_rule = GAME.score_sheet(state).score_of("p").by_rule()
     assert by_rule["tiles"] == sum(CAT.tiles[t].points for t in tiles)
     assert by_rule["totem"] == expected_totem
+
+
+def test_exchanging_the_only_token_taken_keeps_its_zone() -> None:
+    """Zone 2 held one frog: Ana takes it (emptying the zone) with the zone's tile and exchanges that very
+    frog for zone 1's purple parrot. She holds no token from zone 2, yet her draft was from zone 2."""
+    case = _case("review_exchange_a_token_taken_this_turn")
+    before, after = copy.deepcopy(case["before"]), copy.deepcopy(case["after"])
+    before["placements"] = [p for p in before["placements"] if p["component"] != "FROG-B1"]
+    after["placements"] = [p for p in after["placements"] if p["component"] != "FROG-B1"]
+    assert GAME.violations(GAME.load_state(before), GAME.load_state(after)) == ()
+
+
+def test_a_token_from_a_second_zone_needs_the_first_emptied() -> None:
+    """Ana takes one of zone 2's two frogs and zone 1's purple parrot: zone 2 was not emptied, so no exchange."""
+    case = _case("review_exchange_a_token_taken_this_turn")
+    after = copy.deepcopy(case["after"])
+    after["placements"] = [
+        p for p in after["placements"] if not (p["area"] in ("zone:1", "zone:2") and p.get("cell") != "PILE")
+    ] + [
+        {"component": "MONKEY-Y1", "area": "zone:1", "cell": "S2"},
+        {"component": "FROG-P1", "area": "zone:2", "cell": "S2"},
+    ]
+    codes = sorted(v.code for v in GAME.violations(GAME.load_state(case["before"]), GAME.load_state(after)))
+    assert "rainforest/take_one_kind" in codes

@@ -30,7 +30,7 @@ def red_position() -> BoardState:
 @pytest.fixture(scope="module")
 def typical():  # noqa: ANN201
     state = red_position()
-    scene = render_scene("biomos", state, condition="typical", seed=3)
+    scene = render_scene("biomos", state, condition="typical", seed=0)
     return state, scene, recognise(scene.jpeg, "biomos", players=state.players)
 
 
@@ -90,14 +90,14 @@ def test_advanced_side_recesses_moon_and_off_board_tokens() -> None:
     moon = located("biomos", "GLACIER-01", *on_face(board, 40.0, 45.0))
     p1 = located("biomos", "DESERT-01", *on_face(board, 225.0, 118.5))
     slid = located("biomos", "DESERT-02", *on_face(board, 330.0, 120.0))  # 20 mm beyond the right edge
-    between = located("biomos", "FOREST-01", *on_face(board, 161.0, 178.0 - 28.0))  # on P4's top border
+    between = located("biomos", "FOREST-01", *on_face(board, 161.0, 178.0 - 13.5))  # on P4's top border
     far = located("biomos", "MOUNTAIN-01", *on_face(board, 155.0, -150.0))  # the centre row, across the table
     result = _read(board, r1, r2, moon, p1, slid, between, far, players=(Player("ann", "Ann", "", 0),))  # type: ignore[arg-type]
     got = {p.placement.component: p.placement for p in result.placed}
     assert got["PLANET2-A"] == Placement("PLANET2-A", "planet:ann")
     assert got["OCEAN-01"].cell == "R1" and got["OCEAN-02"].cell == "R2"
     assert got["GLACIER-01"].cell == "MOON" and got["DESERT-01"].cell == "P1"
-    assert got["MOUNTAIN-01"] == Placement("MOUNTAIN-01", "centre", "T1")
+    assert got["MOUNTAIN-01"] == Placement("MOUNTAIN-01", "centre")
     assert "DESERT-02" not in got and "FOREST-01" not in got
     codes = {p.code: p.components for p in result.problems}
     assert codes["layout/off_board"] == ("DESERT-02",)
@@ -114,8 +114,8 @@ def test_cards_in_front_of_a_board_are_its_biomes_the_rest_is_the_offer() -> Non
     got = {p.placement.component: p.placement for p in result.placed}
     assert [p.id for p in result.players] == ["planet1", "planet3"]
     assert got["B11"].area == "biomes:planet1" and got["G06"].area == "biomes:planet3"
-    # The offer numbered along seat 0's board axis: basic B1, B2 from left to right, giant G1.
-    assert (got["B07"].cell, got["B30"].cell, got["G02"].cell) == ("B1", "B2", "G1")
+    # The offer without cells: a count along the row would shift when a card is unreadable.
+    assert [got[c] for c in ("B07", "B30", "G02")] == [Placement(c, "offer") for c in ("B07", "B30", "G02")]
 
 
 def test_solo_black_hole_tokens_and_established_biomes() -> None:
@@ -136,5 +136,7 @@ def test_canonical_drops_what_a_photo_cannot_show() -> None:
     state = GAME.load_state(GAME.example_state())
     seen = canonical(state)
     assert seen.placement_of("B03") is None  # kept face down: no marker shows
-    assert seen.placement_of("B01") is not None
+    assert seen.placement_of("B01") == Placement("B01", "biomes:blue")
+    assert seen.placement_of("OCEAN-09") == Placement("OCEAN-09", "centre")
+    assert seen.placement_of("G08") == Placement("G08", "offer")
     assert len(seen.placements) == len(state.placements) - 1

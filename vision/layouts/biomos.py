@@ -7,13 +7,14 @@ Rulings of this layout:
   ``MOON``, and ``R1``/``R2`` on the advanced side). A token on a board but on no space, or
   too close to the border between two spaces, is reported and not placed.
 - A token off every board but within ``OFF_BOARD_MM`` of one has slid off that planet: it is
-  reported, not placed. Tokens further away are the centre row, numbered ``T1``... along
-  seat 0's board axis (no cells when more than five lie there).
+  reported, not placed. Tokens further away are the centre row, without cells: a number
+  counted along the row would shift when one token is unreadable, putting a token on the
+  wrong space, and no rule depends on the order.
 - A biome card in front of a board (its centre below the board's middle line, in the board's
   own axes) and within ``CLAIM_MM`` of the board's edge is a biome of that board's player; of
-  two boards the nearer wins. Other cards are the offer, basic cards ``B1``... and giant
-  cards ``G1``... along seat 0's board axis. Face-down cards carry no marker and are not
-  seen (the photo cannot tell them from any other card back).
+  two boards the nearer wins. Other cards are the offer, without cells (as for the centre
+  row). Face-down cards carry no marker and are not seen (a photo cannot tell them from
+  any other card back).
 - Solo: the Black Hole card is area ``blackhole``; tokens on it lie ``on`` it; cards near it
   are the biomes it established, and tokens on such a card lie ``on`` that card.
 - Without a player list the player at board ``n`` is ``planet<n>``, seats in board order;
@@ -113,7 +114,7 @@ def arrange(state: BoardState) -> Mapping[str, TablePose]:
         cards = list(state.in_area(BIOMES + player.id))
         for k, p in enumerate(cards):
             row, col = divmod(k, 3)
-            cx, cy = w / 2 + (col - 1) * 98.0, h + 48.0 + row * 72.0
+            cx, cy = w / 2 + (col - 1) * 98.0, h + 42.0 + row * 70.0
             dx, dy = jitter(3.0)
             poses[p.component] = pose_at(pose, comp, cx + dx, cy + dy, float(rng.uniform(-4, 4)))
         x += w + BOARD_GAP_MM
@@ -124,16 +125,16 @@ def arrange(state: BoardState) -> Mapping[str, TablePose]:
     centre.sort(key=lambda p: (p.cell is None, str(p.cell)))
     for k, p in enumerate(centre):
         dx, dy = jitter(2.0)
-        poses[p.component] = TablePose(width / 2 + (k - 2) * 40.0 + dx, top - 40.0 + dy, float(rng.uniform(-180, 180)))
+        poses[p.component] = TablePose(width / 2 + (k - 2) * 38.0 + dx, top - 50.0 + dy, float(rng.uniform(-180, 180)))
     offer = [p for p in state.in_area(OFFER)]
     basic = sorted((p for p in offer if not _is_giant(index[p.component])), key=lambda p: (p.cell is None, str(p.cell)))
     giant = sorted((p for p in offer if _is_giant(index[p.component])), key=lambda p: (p.cell is None, str(p.cell)))
-    for row, cards in enumerate((basic, giant)):
-        for k, p in enumerate(cards):
-            dx, dy = jitter(3.0)
-            poses[p.component] = TablePose(
-                width / 2 + (k - (len(cards) - 1) / 2) * 98.0 + dx, top - 130.0 - row * 75.0 + dy, float(rng.uniform(-4, 4))
-            )
+    row = basic + giant
+    for k, p in enumerate(row):
+        dx, dy = jitter(3.0)
+        poses[p.component] = TablePose(
+            width / 2 + (k - (len(row) - 1) / 2) * 96.0 + dx, top - 115.0 + dy, float(rng.uniform(-4, 4))
+        )
 
     hole = next((p for p in state.in_area(BLACKHOLE) if index[p.component].kind == "blackhole"), None)
     if hole is not None:
@@ -203,12 +204,8 @@ def read(view: TableView) -> LayoutResult:
             placed.append(Placed(Placement(card.component.id, BLACKHOLE), card))
         else:
             placed.append(Placed(Placement(card.component.id, BIOMES + by_board[near.component.id].id), card))
-    basic = along([c for c in offer if not _is_giant(c.component)], axis)
-    giant = along([c for c in offer if _is_giant(c.component)], axis)
-    for prefix, row in (("B", basic), ("G", giant)):
-        for k, card in enumerate(row):
-            cell = f"{prefix}{k + 1}" if len(row) <= 4 else None
-            placed.append(Placed(Placement(card.component.id, OFFER, cell), card))
+    for card in along(offer, axis):
+        placed.append(Placed(Placement(card.component.id, OFFER), card))
 
     # Terrain tokens: planet spaces, the Black Hole, established biomes, or the centre row.
     centre: list[Located] = []
@@ -242,9 +239,8 @@ def read(view: TableView) -> LayoutResult:
             problems.append(Problem("layout/off_board", f"{token.component.id} lies just off {near.component.id} (slid off the planet?); not placed", (token.component.id,), (token.image_centre,)))
             continue
         centre.append(token)
-    row = along(centre, axis)
-    for k, token in enumerate(row):
-        placed.append(Placed(Placement(token.component.id, CENTRE, f"T{k + 1}" if len(row) <= 5 else None), token))
+    for token in along(centre, axis):
+        placed.append(Placed(Placement(token.component.id, CENTRE), token))
 
     # Markers that did not decode on a planet space are unknown places of that planet.
     taken = {(p.placement.area, p.placement.cell) for p in placed}
@@ -265,8 +261,13 @@ def read(view: TableView) -> LayoutResult:
 
 
 def canonical(state: BoardState) -> BoardState:
-    """The state as the scanner can report it: face-down cards show no marker and are left out."""
-    return replace(state, placements=tuple(p for p in state.placements if p.face_up))
+    """The state as the scanner can report it: face-down cards show no marker and are left out;
+    the centre row and the offer have no cells."""
+
+    def shown(p: Placement) -> Placement:
+        return replace(p, cell=None) if p.area in (CENTRE, OFFER) else p
+
+    return replace(state, placements=tuple(shown(p) for p in state.placements if p.face_up))
 
 
 LAYOUT = GameLayout(GAME_ID, read, arrange)

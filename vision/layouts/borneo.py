@@ -27,6 +27,7 @@ Rulings of this layout:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
@@ -264,6 +265,19 @@ def read(view: TableView) -> LayoutResult:
             problems.append(Problem("layout/unreadable", f"the tile on slot {hit.space.name} of {platform.component.id} could not be read", (), (u.image_centre,)))
     confidence = float(np.mean(fits)) if fits else (1.0 if platforms or not view.located else 0.5)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+
+
+def canonical(state: BoardState) -> BoardState:
+    """The state as the scanner can report it: the deck, the discard pile, the box, the face-down
+    supply and cards held in hand are not on the table in view and are left out."""
+    index = find_game(GAME_ID).component_index  # type: ignore[attr-defined]
+
+    def shown(p: Placement) -> bool:
+        if not p.face_up or p.area in ("deck", "discard", "box", "supply"):
+            return False
+        return not (p.area.startswith(HAND) and index[p.component].kind != "tile")
+
+    return replace(state, placements=tuple(p for p in state.placements if shown(p)))
 
 
 LAYOUT = GameLayout(GAME_ID, read, arrange)

@@ -22,6 +22,7 @@ Rulings of this layout:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
@@ -297,6 +298,11 @@ def read(view: TableView) -> LayoutResult:
             problems.append(Problem("layout/unreadable", f"a marker in {guess.area} could not be read; that place is not scored", (), (u.image_centre,)))
     confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+
+
+def canonical(state: BoardState) -> BoardState:
+    """The state as the scanner can report it (the same state: every component lies face up on the table)."""
+    return replace(state, placements=tuple(p for p in state.placements if p.face_up))
 
 
 LAYOUT = GameLayout(GAME_ID, read, arrange)
