@@ -89,6 +89,30 @@ def borneo_position() -> Doc:
     return _rename(doc, "red", "player1", "Player 1")
 
 
+def biomos_area() -> Doc:
+    """An area scan: the planet board with its tokens (the camera 40-55 cm above it)."""
+    doc = biomos_position()
+    doc["placements"] = [p for p in doc["placements"] if p["area"] == "planet:planet1"]
+    return doc
+
+
+def rainforest_area() -> Doc:
+    """An area scan: the player board's jungle and clearing."""
+    doc = rainforest_position()
+    doc["placements"] = [p for p in doc["placements"] if not p["area"].startswith("reserve:") and p["component"] != "BINOCULARS"]
+    return doc
+
+
+def borneo_area() -> Doc:
+    """An area scan: platform C1 and its plant tiles."""
+    doc = borneo_position()
+    doc["placements"] = [p for p in doc["placements"] if p["component"] == "C1" or p["area"] == "platform:C1"]
+    doc["players"] = []
+    return doc
+
+
+AREAS: dict[str, Callable[[], Doc]] = {"biomos": biomos_area, "rainforest": rainforest_area, "borneo": borneo_area}
+
 POSITIONS: dict[str, tuple[Callable[[], Doc], Callable[..., Any]]] = {
     "biomos": (biomos_position, biomos_layout.canonical),
     "rainforest": (rainforest_position, rainforest_layout.canonical),

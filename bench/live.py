@@ -205,8 +205,9 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
                 pause = next_at - time.monotonic()
                 if pause > 0:
                     time.sleep(pause)
-                else:
+                else:  # this frame took longer than the period: the next one goes at once
                     late += 1
+                    next_at = time.monotonic()
             samples.append((time.monotonic() - start, rss_mib(proc.pid)))
         finally:
             proc.terminate()
@@ -218,6 +219,7 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         "minutes": args.minutes,
         "fps_target": args.fps,
         "frames_sent": sent,
+        "fps_achieved": round(sent / (samples[-1][0] or 1), 2),
         "frames_late": late,
         "rss_start_mib": round(samples[0][1], 1),
         "rss_after_warmup_mib": round(samples[min(3, len(samples) - 1)][1], 1),

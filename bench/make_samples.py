@@ -20,6 +20,10 @@ from vision.layouts import habitats as habitats_layout  # noqa: E402
 from vision.layouts import phylo as phylo_layout  # noqa: E402
 from vision.render import render_scene  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from board_positions import AREAS as BOARD_AREAS  # noqa: E402
+from board_positions import POSITIONS as BOARD_POSITIONS  # noqa: E402
+
 SAMPLES = ROOT / "vision" / "samples"
 
 
@@ -83,6 +87,10 @@ def phylo_area() -> dict:
 AREAS = {"habitats": habitats_area, "phylo": phylo_area}
 
 POSITIONS = {"habitats": (habitats_position, habitats_layout.canonical), "phylo": (phylo_position, phylo_layout.canonical)}
+
+# The board-anchored games (Biomos, Rainforest, BIOME Borneo) keep their positions beside this file.
+AREAS.update(BOARD_AREAS)
+POSITIONS.update(BOARD_POSITIONS)
 
 
 def write(game_id: str, seeds: range = range(40)) -> None:

@@ -53,6 +53,7 @@ SETUPS = (
     ("hard 1080p", "hard", (1920, 1080), "table"),
 )
 CANONICAL = {"habitats": habitats_layout.canonical, "phylo": phylo_layout.canonical}
+CANONICAL.update({g: canonical for g, (_, canonical) in POSITIONS.items() if g not in CANONICAL})
 
 
 @dataclass

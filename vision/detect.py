@@ -150,6 +150,14 @@ def detect_qr_zxing(gray: np.ndarray, config: DetectConfig) -> tuple[list[Detect
     return out, failed
 
 
+def sharpened(gray: np.ndarray, amount: float) -> np.ndarray:
+    """Unsharp mask (sigma 2 px); the same array when ``amount`` is 0."""
+    if amount <= 0:
+        return gray
+    soft = cv2.GaussianBlur(gray, (0, 0), 2.0)
+    return cv2.addWeighted(gray, 1.0 + amount, soft, -amount, 0)
+
+
 @cache
 def _aruco_detector(refine: bool, decimate: float) -> cv2.aruco.ArucoDetector:
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
@@ -168,10 +176,7 @@ def _aruco_detector(refine: bool, decimate: float) -> cv2.aruco.ArucoDetector:
 def detect_tags_aruco(gray: np.ndarray, config: DetectConfig) -> tuple[list[Detection], list[Candidate]]:
     """AprilTag 36h11 through OpenCV's aruco module (corners clockwise from the tag's top-left)."""
     detector = _aruco_detector(config.tag_refine, config.tag_decimate)
-    if config.tag_sharpen > 0:
-        soft = cv2.GaussianBlur(gray, (0, 0), 2.0)
-        gray = cv2.addWeighted(gray, 1.0 + config.tag_sharpen, soft, -config.tag_sharpen, 0)
-    corners, ids, rejected = detector.detectMarkers(gray)
+    corners, ids, rejected = detector.detectMarkers(sharpened(gray, config.tag_sharpen))
     out: list[Detection] = []
     failed = [
         Candidate(MarkerKind.TAG, _ordered(c.reshape(4, 2)))

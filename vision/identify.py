@@ -109,8 +109,7 @@ class Sighting:
 
     @property
     def source(self) -> str:
-        roles = sorted({m.role.value for m in self.marks})
-        return "+".join(roles)
+        return "+".join(sorted(set(m.role.value for m in self.marks)))
 
     def image_outline(self) -> np.ndarray:
         """The face's corners in the image, clockwise from the face's top-left."""

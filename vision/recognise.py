@@ -9,22 +9,35 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 
 from scoring import find_game
-from scoring.model import BoardState, Component, Placement, Player, ScoringError, StateError
+from scoring.model import BoardState, Cell, Component, Placement, Player, ScoringError, StateError
 from scoring.state import cell_to_json, state_to_json
 
-from .detect import Candidate, DetectConfig, Detection, MarkerKind, detect_all
+from .detect import Candidate, DetectConfig, Detection, MarkerKind, detect_all, sharpened
 from .errors import VisionError
-from .identify import WEIGHTS, Catalog, Disagreement, Duplicate, Foreign, Mark, Sighting, catalog_for, identify
+from .identify import (
+    WEIGHTS,
+    Catalog,
+    Disagreement,
+    Duplicate,
+    Foreign,
+    Identified,
+    Mark,
+    Sighting,
+    catalog_for,
+    identify,
+)
 from .layouts import LayoutResult, Located, Placed, Problem, TableView, Unreadable, find_layout
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
-from .plane import Plane, RigidGroup, fit_plane, rigid_fit
+from .plane import Plane, RigidGroup, apply_homography, fit_plane, rigid_fit
+from .rescue import rescue_tags
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +48,8 @@ class RecogniseConfig:
     max_pixels: int = MAX_PIXELS
     outlier_mm: float = 2.0
     """A component whose markers sit further than this from their printed shape is off the plane."""
+    rescue: bool = True
+    """Give undecoded tag-sized quads a second look against this game's unseen tags."""
     unreadable_size_tolerance: float = 0.3
     """An undecoded quad counts as an unreadable tag when its side is within this fraction of a printed tag."""
 
@@ -308,6 +323,107 @@ def _validated(state: BoardState, placed: list[Placed], problems: list[Problem])
     return state, placed
 
 
+def _texture_probe(gray: np.ndarray, plane: Plane, explained: Sequence[np.ndarray] = ()) -> Callable[[np.ndarray], float]:
+    """Mean gradient magnitude of the photo inside a table polygon (rectified to 24 x 24 px);
+    0 where a marker already accounted for (a foreign code, a duplicate) lies."""
+    to_image = np.linalg.inv(plane.homography)
+    known = [np.asarray(c, np.float32).reshape(-1, 2) for c in explained]
+    size = 24
+    square = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+
+    def texture(polygon_mm: np.ndarray) -> float:
+        quad = apply_homography(to_image, np.asarray(polygon_mm, float)[:4]).astype(np.float32)
+        h, w = gray.shape
+        if not (np.all(quad[:, 0] >= 0) and np.all(quad[:, 0] < w) and np.all(quad[:, 1] >= 0) and np.all(quad[:, 1] < h)):
+            return 0.0
+        for corners in known:
+            if any(cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(x), float(y)), False) >= 0 for x, y in corners):
+                return 0.0
+        m = cv2.getPerspectiveTransform(quad, square)
+        patch = cv2.warpPerspective(gray, m, (size, size), flags=cv2.INTER_AREA).astype(np.float32)
+        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0)
+        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1)
+        return float(np.mean(np.abs(gx) + np.abs(gy)))
+
+    return texture
+
+
+def _explained(ident: Identified) -> list[np.ndarray]:
+    """Image corners of decoded markers that are not placed components (foreign, duplicated, disputed)."""
+    out = [f.detection.corners for f in ident.foreign]
+    out += [d.corners for dup in ident.duplicated for s in dup.sightings for d in s.detections]
+    out += [d.corners for dis in ident.disagreements for d in dis.detections]
+    return out
+
+
+def _on_plane(ident: Identified, cfg: RecogniseConfig) -> tuple[Plane | None, list[Located], list[Problem]]:
+    """Fit the table plane to the identified components and locate each one on it."""
+    fit_sightings = list(ident.sightings) + [s for d in ident.duplicated for s in d.sightings]
+    groups = _groups(fit_sightings)
+    plane = fit_plane(groups, outlier_mm=cfg.outlier_mm) if groups else None
+    problems: list[Problem] = []
+    located: list[Located] = []
+    if plane is None:
+        return None, located, problems
+    inliers = set(plane.inliers)
+    for i, s in enumerate(ident.sightings):
+        if i in inliers:
+            located.append(_locate(s, plane, plane.residuals_mm[i]))
+            continue
+        centre = s.image_centre()
+        problems.append(
+            Problem(
+                "vision/off_plane",
+                f"{s.component.id} does not lie flat on the table (held, tilted or stacked);"
+                " it is not placed",
+                (s.component.id,),
+                ((float(centre[0]), float(centre[1])),),
+            )
+        )
+    return plane, located, problems
+
+
+def _rescue(
+    frame: Frame,
+    markers: Sequence[Detection],
+    candidates: Sequence[Candidate],
+    plane: Plane,
+    catalog: Catalog,
+    cfg: RecogniseConfig,
+) -> tuple[list[Detection], tuple[Candidate, ...]]:
+    """Second look at undecoded quads of a printed tag's size, against this game's unseen tags."""
+    sizes = catalog.tag_sizes_mm
+    tags = [c for c in candidates if c.kind is MarkerKind.TAG]
+    if not tags or not sizes:
+        return [], tuple(candidates)
+    lo = min(sizes) * (1 - cfg.unreadable_size_tolerance)
+    hi = max(sizes) * (1 + cfg.unreadable_size_tolerance)
+    pts = plane.to_table(np.stack([c.corners for c in tags]).reshape(-1, 2)).reshape(-1, 4, 2)
+    sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
+    ok = (sides.min(axis=1) >= lo) & (sides.max(axis=1) <= hi)
+    if markers:
+        dec = np.array([d.centre for d in markers])
+        centres = np.stack([c.corners.mean(axis=0) for c in tags])
+        ok &= np.linalg.norm(centres[:, None] - dec[None], axis=2).min(axis=1) > 4.0
+    plausible = [c for c, good in zip(tags, ok) if good]
+    if not plausible:
+        return [], tuple(candidates)
+    seen = {d.tag_id for d in markers if d.tag_id is not None}
+    allowed = set(catalog.by_tag) - seen
+    found = rescue_tags(sharpened(frame.gray, cfg.detect.tag_sharpen), plausible, allowed)
+    rescued: list[Detection] = []
+    used: set[int] = set()
+    taken: set[int] = set()
+    for det, k in found:
+        if det.tag_id in taken:  # two quads claiming one unseen tag: trust neither
+            continue
+        taken.add(det.tag_id or -1)
+        rescued.append(det)
+        used.add(id(plausible[k]))
+    rest = tuple(c for c in candidates if id(c) not in used)
+    return rescued, rest
+
+
 def recognise(
     image: bytes | np.ndarray,
     game_id: str,
@@ -339,31 +455,16 @@ def recognise(
     t = lap("detect", t)
     ident = identify(detected.markers, catalog)
     t = lap("identify", t)
-
-    fit_sightings = list(ident.sightings) + [s for d in ident.duplicated for s in d.sightings]
-    groups = _groups(fit_sightings)
-    plane = fit_plane(groups, outlier_mm=cfg.outlier_mm) if groups else None
-    problems: list[Problem] = []
-    located: list[Located] = []
-    if plane is not None:
-        inliers = set(plane.inliers)
-        for i, s in enumerate(ident.sightings):
-            res = plane.residuals_mm[i]
-            if i in inliers:
-                located.append(_locate(s, plane, res))
-            else:
-                centre = s.image_centre()
-                problems.append(
-                    Problem(
-                        "vision/off_plane",
-                        f"{s.component.id} does not lie flat on the table (held, tilted or stacked);"
-                        " it is not placed",
-                        (s.component.id,),
-                        ((float(centre[0]), float(centre[1])),),
-                    )
-                )
+    plane, located, problems = _on_plane(ident, cfg)
+    candidates = detected.candidates
+    if cfg.rescue and plane is not None:
+        rescued, candidates = _rescue(frame, detected.markers, candidates, plane, catalog, cfg)
+        if rescued:
+            ident = identify(detected.markers + tuple(rescued), catalog)
+            plane, located, problems = _on_plane(ident, cfg)
+            timings["rescued"] = float(len(rescued))
     unreadable = _unreadable(
-        detected.candidates,
+        candidates,
         plane,
         located,
         detected.markers,
@@ -379,6 +480,7 @@ def recognise(
         tuple(unreadable),
         tuple(players) if players is not None else None,
         dict(options or {}),
+        None if plane is None else _texture_probe(frame.gray, plane, _explained(ident)),
     )
     try:
         result = layout.read(view)

@@ -26,6 +26,8 @@ KEEP_FRAMES = 4
 #: JPEG encodes per second at most: the live loop never needs more, and a Pi has 4 cores.
 MAX_FPS = 8.0
 JPEG_QUALITY = 85
+#: Seconds between attempts to reopen a camera that stopped sending frames (unplugged).
+RETRY_S = 0.5
 
 
 class FrameReader(Protocol):
@@ -93,24 +95,26 @@ class HostCamera:
     def _run(self) -> None:
         import cv2
 
-        try:
-            reader = self._open()
-        except OSError as exc:
-            self.error = str(exc)
-            return
         is_file = isinstance(self.source, str)
         period = 1.0 / self.max_fps
         next_at = time.monotonic()
+        reader: FrameReader | None = None
         try:
             while not self._stop.is_set():
+                if reader is None:
+                    try:
+                        reader = self._open()
+                    except OSError as exc:  # unplugged: keep trying until it is back
+                        self.error = self.error or str(exc)
+                        self._stop.wait(RETRY_S)
+                        continue
                 ok, image = reader.read()
                 if not ok or image is None:
-                    if is_file:
-                        reader.release()
-                        reader = self._open()
-                        continue
-                    self.error = "the camera stopped sending frames"
-                    time.sleep(0.5)
+                    reader.release()
+                    reader = None  # a camera that stopped is reopened, a video file rewound
+                    if not is_file:
+                        self.error = "the camera stopped sending frames"
+                        self._stop.wait(RETRY_S)
                     continue
                 now = time.monotonic()
                 if now < next_at:
@@ -124,7 +128,8 @@ class HostCamera:
                     self._push(buf.tobytes(), image)
                     self.error = None
         finally:
-            reader.release()
+            if reader is not None:
+                reader.release()
 
     def _push(self, jpeg: bytes, image: Any = None) -> None:
         with self._lock:
@@ -204,6 +209,10 @@ def host_frame(play_id: str) -> Response:
     frame = cam.latest()
     if frame is None:
         raise AppError(503, "camera_starting", cam.error or "no frame from the host camera yet")
+    if cam.error:
+        raise AppError(
+            503, "camera_lost", f"{cam.error}: the game is kept and the table resumes when the camera is back"
+        )
 
     def compute(shot: HostFrame) -> dict[str, Any]:
         image = shot.image if shot.image is not None else shot.jpeg

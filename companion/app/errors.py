@@ -64,7 +64,11 @@ def init_app(app: Flask) -> None:
         status = exc.code or 500
         message = exc.description or exc.name
         if status >= 500:
-            log.error("internal error on %s %s", request.method, request.path)
+            original = getattr(exc, "original_exception", None)
+            log.error(
+                "internal error on %s %s", request.method, request.path,
+                exc_info=(type(original), original, original.__traceback__) if original else None,
+            )
             message = "the companion hit an internal error"
         if status == 413:
             message = "upload too large: at most 20 MiB"

@@ -27,8 +27,13 @@ def detail(play_id: str) -> str:
     timeline = []
     before = None
     for snap in snaps:
-        state = services.load_state(game, snap.state)
-        timeline.append({"snap": snap, "move": services.move_summary(before, state)})
+        try:
+            state = services.load_state(game, snap.state)
+        except AppError as exc:  # saved under older rules: still listed, never a crash
+            timeline.append({"snap": snap, "move": None, "error": exc.message})
+            before = None
+            continue
+        timeline.append({"snap": snap, "move": services.move_summary(before, state), "error": None})
         before = state
     link = bgstats(play)
     return render_template(

@@ -20,14 +20,14 @@ def join_code() -> str:
 
 
 def local_addresses() -> list[str]:
-    """This machine's own addresses, from its name (no packet is sent anywhere)."""
+    """This machine's network addresses, from its interfaces and its name (nothing is sent)."""
     found: list[str] = []
+    candidates = list(_interface_addresses())
     try:
-        infos = socket.getaddrinfo(socket.gethostname(), None)
+        candidates += [str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)]
     except OSError:
-        infos = []
-    for info in infos:
-        addr = str(info[4][0])
+        pass
+    for addr in candidates:
         try:
             ip = ipaddress.ip_address(addr.split("%", 1)[0])
         except ValueError:
@@ -35,6 +35,25 @@ def local_addresses() -> list[str]:
         if not ip.is_loopback and not ip.is_link_local and addr not in found:
             found.append(addr)
     return found
+
+
+def _interface_addresses() -> list[str]:
+    """IPv4 address of each network interface (Linux ioctl; elsewhere none)."""
+    try:
+        import fcntl
+        import struct
+    except ImportError:  # pragma: no cover - not on Windows
+        return []
+    siocgifaddr = 0x8915
+    out = []
+    for _index, name in socket.if_nameindex():
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                packed = fcntl.ioctl(s.fileno(), siocgifaddr, struct.pack("256s", name[:15].encode()))
+        except OSError:
+            continue
+        out.append(socket.inet_ntoa(packed[20:24]))
+    return out
 
 
 def allowed_hosts(host: str, network: bool) -> tuple[str, ...]:

@@ -258,3 +258,20 @@ def test_camera_routes_without_host_camera(client: FlaskClient, token: str) -> N
     play = new_play(client, token)["id"]
     r = client.get(f"/api/plays/{play}/host-frame")
     assert r.status_code == 404 and r.get_json()["error"] == "no_host_camera"
+
+
+def test_history_lists_a_state_the_rules_no_longer_accept(app, client: FlaskClient, token: str) -> None:
+    """A timeline saved under older rules still opens; the odd state is named, not a 500."""
+    from companion.app import db
+
+    play = new_play(client, token)["id"]
+    with app.app_context():
+        conn = db.get_db()
+        conn.execute(
+            "INSERT INTO snapshot (play_id, seq, state, source, created_at)"
+            " VALUES (?, 1, '{\"format\": 1, \"game\": \"rainforest\", \"placements\": [{\"component\": \"GONE\", \"area\": \"x\"}]}', 'manual', 'now')",
+            (play,),
+        )
+    page = client.get(f"/history/{play}")
+    assert page.status_code == 200
+    assert "unknown component &#39;GONE&#39;" in page.get_data(as_text=True)

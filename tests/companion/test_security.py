@@ -175,3 +175,15 @@ def test_serve_refuses_debug_on_the_network(capsys: pytest.CaptureFixture[str]) 
 def test_serve_refuses_a_missing_camera(capsys: pytest.CaptureFixture[str]) -> None:
     assert serve(host="127.0.0.1", port=5000, lan=False, camera=97, debug=False) == 2
     assert "camera" in capsys.readouterr().err
+
+
+def test_allowed_hosts_on_the_network_are_this_machines_own() -> None:
+    import socket
+
+    from companion.app.server import allowed_hosts, local_addresses
+
+    assert allowed_hosts("127.0.0.1", False) == ("127.0.0.1", "::1", "localhost")
+    lan = allowed_hosts("0.0.0.0", True)
+    name = socket.gethostname().lower()
+    assert {"localhost", name, f"{name}.local", *local_addresses()} <= set(lan)
+    assert "0.0.0.0" not in lan and "*" not in lan

@@ -1,4 +1,4 @@
-"""Fixtures of the hardening tests: a fresh app per test and its session's CSRF token."""
+"""Fixtures of the hardening tests: a fresh app per test and its CSRF token."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
-def session_token(client: FlaskClient) -> str:
-    """The CSRF token the home page hands this client's session."""
+def page_token(client: FlaskClient) -> str:
+    """The CSRF token the home page hands this client's browser."""
     page = client.get("/").get_data(as_text=True)
     match = re.search(r'name="csrf-token" content="([^"]+)"', page)
     if match is None:
@@ -34,4 +34,4 @@ def session_token(client: FlaskClient) -> str:
 
 @pytest.fixture
 def token(client: FlaskClient) -> str:
-    return session_token(client)
+    return page_token(client)

@@ -1,6 +1,6 @@
 """Several browsers at once against a real threaded server: frames posted, moves saved.
 
-Each client is its own cookie jar (its own session and CSRF token) talking HTTP to a
+Each client is its own cookie jar (its own cookie and CSRF token) talking HTTP to a
 ``werkzeug`` server on a free local port, exactly as phones on the table would.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import http.cookiejar
 import json
+import logging
 import threading
 import time
 import urllib.error
@@ -29,6 +30,7 @@ from .crash import digest, states
 @contextmanager
 def live_server(instance: Path) -> Iterator[str]:
     app = create_app({"INSTANCE_PATH": str(instance)})
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
     srv = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
@@ -40,7 +42,7 @@ def live_server(instance: Path) -> Iterator[str]:
 
 
 class Browser:
-    """One client with its own session cookie and CSRF token."""
+    """One client with its own cookie and CSRF token."""
 
     def __init__(self, base: str) -> None:
         self.base = base

@@ -19,7 +19,7 @@ from flask.testing import FlaskClient
 
 from companion.app import camera, create_app
 
-from .conftest import session_token
+from .conftest import page_token
 
 LOSSES = 50
 
@@ -81,7 +81,7 @@ def test_camera_lost_and_back_fifty_times(tmp_path: Path, monkeypatch: pytest.Mo
     cam = app.extensions["host_camera"]
     try:
         client: FlaskClient = app.test_client()
-        token = session_token(client)
+        token = page_token(client)
         headers = {"X-CSRF-Token": token}
         play = client.post("/api/plays", json={"game": "rainforest", "players": [{"id": "ana"}, {"id": "ben"}]},
                            headers=headers).get_json()["id"]

@@ -11,6 +11,7 @@ for states), and every example must finish well within Hypothesis' deadline (no 
 from __future__ import annotations
 
 import copy
+import os
 from datetime import timedelta
 from typing import Any
 
@@ -25,14 +26,16 @@ from scoring.catalog import ID_PATTERN
 from scoring.payload import ALPHABET, GAME_CODES, MAX_LENGTH, ComponentRef, ForeignCode, encode, parse_payload
 from vision import ImageError, load_image
 
+#: Examples per property; raise it (HARDENING_EXAMPLES=5000) for a long fuzzing run.
+EXAMPLES = int(os.environ.get("HARDENING_EXAMPLES", "150"))
 FAST = settings(
-    max_examples=150,
+    max_examples=EXAMPLES,
     deadline=timedelta(seconds=2),
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 #: State documents are slower to check (whole rule sets run): fewer examples per game.
-STATES = settings(FAST, max_examples=80)
+STATES = settings(FAST, max_examples=max(1, EXAMPLES // 2))
 
 
 def _encoded(ext: str) -> bytes:
@@ -198,3 +201,24 @@ def test_state_loader_damaged_examples(game_id: str) -> None:
         _load_or_refuse(game_id, doc)
 
     check()
+
+
+@settings(FAST, max_examples=max(1, EXAMPLES // 3))
+@given(st.one_of(st.binary(max_size=300), JSON.map(lambda d: __import__("json").dumps(d).encode())))
+def test_state_file_through_the_cli(raw: bytes) -> None:
+    """``companion score FILE`` on any file content: a score (0) or one line and exit 2."""
+    import contextlib
+    import io
+    import tempfile
+
+    from companion.cli import main
+
+    with tempfile.NamedTemporaryFile(suffix=".json") as fh:
+        fh.write(raw)
+        fh.flush()
+        err, out = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            code = main(["score", fh.name])
+    assert code in (0, 2)
+    if code == 2:
+        assert len(err.getvalue().strip().splitlines()) == 1 and "Traceback" not in err.getvalue()

@@ -1,6 +1,6 @@
 """The network edge: every route enumerated, so a new route is covered the day it is added.
 
-- every state-changing route refuses a request without the session's CSRF token, from a
+- every state-changing route refuses a request without the CSRF token of the browser, from a
   foreign Origin, or marked cross-site by the browser; only ``POST /api/scan`` (which
   stores nothing) skips the token, never the Origin check;
 - every route refuses a Host this companion does not answer to;
@@ -29,7 +29,7 @@ from companion.app import create_app
 from companion.app.security import OPEN_ENDPOINTS
 from companion.cli import main
 
-from .conftest import session_token
+from .conftest import page_token
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 #: Routes that take no CSRF token because they store nothing (the Origin is still checked).
@@ -124,11 +124,11 @@ def test_every_state_changing_route_needs_the_token_and_our_origin(
     assert client.get(f"/api/plays/{play}/states").get_json()["states"] == []
 
 
-def test_the_token_is_tied_to_the_session(app: Flask, play: str) -> None:
-    """A token from one browser's session is worthless in another's."""
+def test_the_token_is_tied_to_the_browser(app: Flask, play: str) -> None:
+    """A token from one browser is worthless in another."""
     alice, mallory = app.test_client(), app.test_client()
-    stolen = session_token(alice)
-    session_token(mallory)
+    stolen = page_token(alice)
+    page_token(mallory)
     r = mallory.post(f"/api/plays/{play}/undo", headers={"X-CSRF-Token": stolen})
     assert r.status_code == 403 and r.get_json()["error"] == "csrf"
 
@@ -177,7 +177,7 @@ def lan_app(tmp_path: Path) -> Flask:
 
 def test_on_the_network_every_route_needs_the_join_code(lan_app: Flask) -> None:
     host = lan_app.test_client()
-    token = session_token(host)
+    token = page_token(host)
     r = host.post("/api/plays", json={"game": "rainforest", "players": [{"id": "ana"}]},
                   headers={"X-CSRF-Token": token})
     play = r.get_json()["id"]

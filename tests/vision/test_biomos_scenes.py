@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from scoring import find_game
 from scoring.model import BoardState, Placement, Player
 from scoring.state import state_to_json
-from vision import recognise
+from vision import recognise, sample_photo
 from vision.layouts import TableView, find_layout
 from vision.layouts.biomos import canonical
 from vision.render import render_scene
@@ -140,3 +142,14 @@ def test_canonical_drops_what_a_photo_cannot_show() -> None:
     assert seen.placement_of("OCEAN-09") == Placement("OCEAN-09", "centre")
     assert seen.placement_of("G08") == Placement("G08", "offer")
     assert len(seen.placements) == len(state.placements) - 1
+
+
+def test_sample_photo_reads_its_truth_and_score() -> None:
+    truth = GAME.load_state(json.loads(sample_photo("biomos").with_suffix(".json").read_text("utf-8")))
+    rec = recognise(sample_photo("biomos").read_bytes(), "biomos")
+    assert sorted(map(repr, rec.state.placements)) == sorted(map(repr, truth.placements))
+    assert rec.state.unknown == ()
+    totals = {s.player: s.total for s in GAME.score_sheet(rec.state).scores}
+    # Solo end of game: Stone Forest 7 + Mangrove 5 + Geyser Field 5 + Ocean 10 + forest Moon 3 x 3;
+    # the Black Hole 20 + Grassland 3 + Iceberg 5.
+    assert totals == {"planet1": 36, "blackhole": 28}

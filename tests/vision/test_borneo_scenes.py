@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from scoring import find_game
 from scoring.model import BoardState, Placement, Player
 from scoring.state import state_to_json
-from vision import recognise
+from vision import recognise, sample_photo
 from vision.layouts import TableView, find_layout
 from vision.render import render_scene
 
@@ -108,11 +110,14 @@ def test_stacks_hands_gallery_and_bonus_cards() -> None:
     alone = located("borneo", "ANT-1", 190.0, 0.0)
     theirs = located("borneo", "BEES-1", 1120.0, 0.0)
     hand = located("borneo", "T44", 0.0, 150.0)
-    gallery = located("borneo", "FROG-2", 500.0, -500.0)
-    ability = located("borneo", "OPPORT-2", 580.0, -500.0)
+    platform = located("borneo", "E1", 500.0, -700.0)
+    gallery = located("borneo", "FROG-2", 660.0, -700.0)
+    ability = located("borneo", "OPPORT-2", 740.0, -700.0)
+    stray = located("borneo", "ANT-2", 500.0, -1200.0)  # near no legend and no platform
     bonus = located("borneo", "BONUS-7", 660.0, -500.0)
     seats = (Player("ann", "Ann", "", 0), Player("bob", "Bob", "", 1))  # type: ignore[arg-type]
-    result = _read(legend_a, legend_b, prey, gecko, eagle, alone, theirs, hand, gallery, ability, bonus, players=seats)
+    items = (legend_a, legend_b, prey, gecko, eagle, alone, theirs, hand, platform, gallery, ability, stray, bonus)
+    result = _read(*items, players=seats)
     got = {p.placement.component: p.placement for p in result.placed}
     assert got["LEGEND-1"] == Placement("LEGEND-1", "table")
     assert got["MOTH-1"] == Placement("MOTH-1", "earned:ann")
@@ -123,3 +128,23 @@ def test_stacks_hands_gallery_and_bonus_cards() -> None:
     assert got["T44"] == Placement("T44", "hand:ann")
     assert got["FROG-2"].area == "gallery" and got["OPPORT-2"].area == "gallery"
     assert got["BONUS-7"] == Placement("BONUS-7", "bonus")
+    assert "ANT-2" not in got and ("layout/unplaced", ("ANT-2",)) in [(p.code, p.components) for p in result.problems]
+
+
+def test_a_fanned_chain_without_its_legend_is_not_guessed() -> None:
+    platform = located("borneo", "C2", 0.0, 0.0)
+    prey = located("borneo", "CICADA-2", 200.0, 0.0)
+    gibbon = located("borneo", "GIBBON-1", *on_face(prey, 31.5, 44.0 + 30.0))
+    result = _read(platform, prey, gibbon)
+    assert {p.placement.component for p in result.placed} == {"C2"}
+    assert sorted(c for p in result.problems for c in p.components) == ["CICADA-2", "GIBBON-1"]
+
+
+def test_sample_photo_reads_its_truth_and_score() -> None:
+    truth = GAME.load_state(json.loads(sample_photo("borneo").with_suffix(".json").read_text("utf-8")))
+    rec = recognise(sample_photo("borneo").read_bytes(), "borneo")
+    assert sorted(map(repr, rec.state.placements)) == sorted(map(repr, truth.placements))
+    assert rec.state.unknown == ()
+    totals = {s.player: s.total for s in GAME.score_sheet(rec.state).scores}
+    # Two chains: termites 2, sun bear 4, clouded leopard 9; cicada 1, draco 3, tarsier 4, linsang 5, python 8.
+    assert totals == {"player1": 36}

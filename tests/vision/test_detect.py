@@ -45,3 +45,24 @@ def test_detectors_are_swappable() -> None:
     assert calls == ["fake"] and found.markers[0].tag_id == 3
     with pytest.raises(ValueError, match="unknown detector"):
         detect_all(np.zeros((50, 50), np.uint8), config=DetectConfig(qr="nope"))
+
+
+@pytest.mark.parametrize("angle,roll", [(0, 0), (90, 1), (200, 2), (300, 3)])
+def test_second_look_reads_a_blurred_tag_and_its_turn(angle: float, roll: int) -> None:
+    import cv2
+
+    from vision.detect import Candidate
+    from vision.rescue import rescue_tags
+
+    canvas = np.full((300, 300), 255, np.uint8)
+    corners = square_at(150, 150, 60, angle)
+    place(canvas, tag_image(42), corners)
+    blurred = cv2.GaussianBlur(canvas, (0, 0), 2.5)
+    quad = Candidate(MarkerKind.TAG, np.roll(corners, roll, axis=0))
+    found = rescue_tags(blurred, [quad], {41, 42, 43})
+    assert [d.tag_id for d, _ in found] == [42]
+    assert np.abs(found[0][0].corners - corners).max() < 1e-6
+    # Only this game's tags are considered: the same quad names nothing in another game.
+    assert rescue_tags(blurred, [quad], {7, 8}) == []
+    # A quad with no tag in it names nothing.
+    assert rescue_tags(np.full((300, 300), 200, np.uint8), [quad], {42}) == []

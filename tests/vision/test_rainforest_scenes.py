@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from scoring import find_game
 from scoring.model import BoardState, Placement, Player
 from scoring.state import state_to_json
-from vision import recognise
+from vision import recognise, sample_photo
 from vision.layouts import TableView, find_layout
 from vision.render import render_scene
 
@@ -123,3 +125,13 @@ def test_main_board_zones() -> None:
     assert got["TILE-G11"] == Placement("TILE-G11", "zone:3", "PILE")
     assert got["MONKEY-Y4"] == Placement("MONKEY-Y4", "zone:4", "S1")
     assert got["PARROT-Y4"] == Placement("PARROT-Y4", "zone:5", "S5")
+
+
+def test_sample_photo_reads_its_truth_and_score() -> None:
+    truth = GAME.load_state(json.loads(sample_photo("rainforest").with_suffix(".json").read_text("utf-8")))
+    rec = recognise(sample_photo("rainforest").read_bytes(), "rainforest")
+    assert sorted(map(repr, rec.state.placements)) == sorted(map(repr, truth.placements))
+    assert rec.state.unknown == ()
+    totals = {s.player: s.total for s in GAME.score_sheet(rec.state).scores}
+    # The frog player's example jungle: tiles 23 + frogs 6 + protected area 4 + diversity 4.
+    assert totals == {"frog": 37}

@@ -63,8 +63,11 @@ class Located:
     @property
     def centre_mm(self) -> tuple[float, float]:
         w, h = self.component.size_mm
-        p = self.face_point(w / 2, h / 2)
-        return (float(p[0]), float(p[1]))
+        m = self.face_to_table
+        return (
+            float(m[0, 0] * w / 2 + m[0, 1] * h / 2 + m[0, 2]),
+            float(m[1, 0] * w / 2 + m[1, 1] * h / 2 + m[1, 2]),
+        )
 
     @property
     def angle_deg(self) -> float:
@@ -116,6 +119,9 @@ class TableView:
     players: tuple[Player, ...] | None = None
     """Seats given by the caller; None lets the layout infer them (from entrances, HOME cards)."""
     options: Mapping[str, Any] = field(default_factory=dict)
+    texture: Callable[[np.ndarray], float] | None = None
+    """How busy the photo is inside a table polygon (mm): printed faces are, bare table is not.
+    Lets a layout notice a component whose markers could not be read at all."""
 
     def of_kind(self, *kinds: str) -> tuple[Located, ...]:
         return tuple(c for c in self.located if c.component.kind in kinds)
@@ -274,4 +280,44 @@ def connected_groups(items: list[Located], reach_mm: float) -> list[list[int]]:
                     seen[j] = True
                     stack.append(int(j))
         out.append(sorted(group))
+    return out
+
+
+def covered_cells(
+    view: TableView,
+    frame: tuple[np.ndarray, float, float],
+    occupied: Mapping[tuple[int, int], Located],
+    face_mm: tuple[float, float],
+    *,
+    skip: Callable[[tuple[int, int]], bool] = lambda cell: False,
+) -> list[tuple[int, int]]:
+    """Empty cells next to occupied ones that look as busy as a printed face: something lies
+    there that could not be read (a face too blurred, a marker under glare)."""
+    if view.texture is None or not occupied:
+        return []
+    origin, angle, pitch = frame
+    w, h = face_mm[0] * 0.3, face_mm[1] * 0.3
+
+    def polygon(cell: tuple[int, int]) -> np.ndarray:
+        centre = origin + rotate(np.array(cell, float) * pitch, angle)
+        corners = [rotate(np.array(v), angle) + centre for v in ((-w, -h), (w, -h), (w, h), (-w, h))]
+        return np.array(corners)
+
+    sample = list(occupied)[:8]
+    faces = [view.texture(polygon(c)) for c in sample]
+    reference = float(np.median(faces)) if faces else 0.0
+    if reference <= 0:
+        return []
+    out = []
+    seen: set[tuple[int, int]] = set()
+    for x, y in occupied:
+        for cell in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if cell in occupied or cell in seen or skip(cell):
+                continue
+            seen.add(cell)
+            cx, cy = cell
+            around = sum((n in occupied) for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)))
+            # Two read neighbours at least: a lone busy patch at the edge is more likely clutter.
+            if around >= 2 and view.texture(polygon(cell)) > 0.6 * reference:
+                out.append(cell)
     return out

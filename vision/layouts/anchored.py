@@ -17,7 +17,7 @@ import numpy as np
 from scoring.model import Component, Player, Space
 
 from ..errors import LayoutError
-from . import Located, Problem, TablePose, TableView, Unreadable, rotate, wrap_degrees
+from . import Located, Problem, TablePose, TableView, rotate, wrap_degrees
 
 #: A point this far (as a fraction of a space's half size) from a space's centre is too close
 #: to its border to be trusted: it is reported, not guessed.
@@ -134,11 +134,6 @@ def along(items: Sequence[Located], axis_deg: float) -> list[Located]:
     a = math.radians(axis_deg)
     d = np.array([math.cos(a), math.sin(a)])
     return sorted(items, key=lambda c: float(np.dot(np.array(c.centre_mm), d)))
-
-
-def unread_problem(u: Unreadable, where: str) -> Problem:
-    """A marker that did not decode at a place that matters."""
-    return Problem("layout/unreadable", f"a marker {where} did not decode; that place is not scored", (), (u.image_centre,))
 
 
 def point_on(pose: TablePose, comp: Component, x_mm: float, y_mm: float) -> tuple[float, float]:

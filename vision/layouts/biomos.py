@@ -7,13 +7,15 @@ Rulings of this layout:
   ``MOON``, and ``R1``/``R2`` on the advanced side). A token on a board but on no space, or
   too close to the border between two spaces, is reported and not placed.
 - A token off every board but within ``OFF_BOARD_MM`` of one has slid off that planet: it is
-  reported, not placed. Tokens further away are the centre row, without cells: a number
+  reported, not placed. Tokens further away and behind every planet in view (the middle of
+  the table, across from the players) are the centre row, without cells: a number
   counted along the row would shift when one token is unreadable, putting a token on the
   wrong space, and no rule depends on the order.
 - A biome card in front of a board (its centre below the board's middle line, in the board's
   own axes) and within ``CLAIM_MM`` of the board's edge is a biome of that board's player; of
-  two boards the nearer wins. Other cards are the offer, without cells (as for the centre
-  row). Face-down cards carry no marker and are not seen (a photo cannot tell them from
+  two boards the nearer wins. Other cards behind every planet in view are the offer,
+  without cells (as for the centre row). A card or token that is neither (for instance
+  beside a planet that is out of view) is reported, not placed: its area would be a guess. Face-down cards carry no marker and are not seen (a photo cannot tell them from
   any other card back).
 - Solo: the Black Hole card is area ``blackhole``; tokens on it lie ``on`` it; cards near it
   are the biomes it established, and tokens on such a card lie ``on`` that card.
@@ -162,6 +164,12 @@ def arrange(state: BoardState) -> Mapping[str, TablePose]:
 # -- reading (scanner) ---------------------------------------------------------------------
 
 
+def _in_the_middle(boards: list[Located], item: Located) -> bool:
+    """The middle of the table lies behind every planet (across from its player); with no planet
+    in view nothing tells where the middle is."""
+    return bool(boards) and all(float(face_xy(b, item.centre_mm)[1]) < b.component.size_mm[1] / 2 for b in boards)
+
+
 def _in_front(keeper: Located, card: Located) -> bool:
     """A card lies on the player's side of a board (or below the Black Hole), not across the table."""
     return float(face_xy(keeper, card.centre_mm)[1]) > keeper.component.size_mm[1] / 2
@@ -198,7 +206,10 @@ def read(view: TableView) -> LayoutResult:
         keepers = [k for k in owned + ([hole] if hole is not None else []) if _in_front(k, card)]
         near, dist = nearest(keepers, card.centre_mm)
         if near is None or dist > CLAIM_MM:
-            offer.append(card)
+            if _in_the_middle(owned, card):
+                offer.append(card)
+            else:
+                problems.append(Problem("layout/unplaced", f"{card.component.id} lies neither beside a planet nor in the middle of the table; not placed", (card.component.id,), (card.image_centre,)))
         elif near is hole:
             claimed_by_hole.append(card)
             placed.append(Placed(Placement(card.component.id, BLACKHOLE), card))
@@ -237,6 +248,9 @@ def read(view: TableView) -> LayoutResult:
         near, dist = nearest(owned, xy)
         if near is not None and dist <= OFF_BOARD_MM:
             problems.append(Problem("layout/off_board", f"{token.component.id} lies just off {near.component.id} (slid off the planet?); not placed", (token.component.id,), (token.image_centre,)))
+            continue
+        if not _in_the_middle(owned, token):
+            problems.append(Problem("layout/unplaced", f"{token.component.id} lies on no planet and not in the middle of the table; not placed", (token.component.id,), (token.image_centre,)))
             continue
         centre.append(token)
     for token in along(centre, axis):

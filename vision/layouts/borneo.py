@@ -17,7 +17,9 @@ Rulings of this layout:
   another card of the same player, shifted down by ``FAN_MIN_MM`` up to a card's height and
   at most ``FAN_SIDE`` of a card's width sideways, lies ``on`` it; of several such cards the
   nearest is the one beneath. Partly covered cards are named by whichever marker shows.
-- Animal, plant and ability cards near no legend are the gallery; global bonus cards are area
+- Animal, plant and ability cards near no legend, lying apart (not fanned) within
+  ``GALLERY_MM`` of a platform, are the gallery; any other card near no legend is reported,
+  not placed (its player's legend may be out of view). Global bonus cards are area
   ``bonus``; layer mounts belong to the ``jungle``. Face-down tiles and cards carry no
   marker and are not seen.
 - Without a player list the player at legend ``n`` is ``player<n>``, seats in legend order;
@@ -49,6 +51,8 @@ PLATFORM = "platform:"
 HAND_MM = 250.0
 #: Earned cards lie this close to their player's legend card's edge.
 EARNED_MM = 400.0
+#: Gallery cards lie this close to a platform's edge.
+GALLERY_MM = 250.0
 #: A card lying on another is shifted down by at least this much (and less than a card's height).
 FAN_MIN_MM = 8.0
 #: ...and sideways by at most this fraction of a card's width.
@@ -228,6 +232,7 @@ def read(view: TableView) -> LayoutResult:
         report("layout/loose", tile, "lies on no platform and near no player's legend card")
 
     earned: dict[str, list[Located]] = {}
+    gallery: list[Located] = []
     for card in view.of_kind("card"):
         earnable = cat.earnable(card.component.id) is not None
         legend, dist = nearest(seated, card.centre_mm)
@@ -236,9 +241,19 @@ def read(view: TableView) -> LayoutResult:
             continue
         action = cat.actions.get(card.component.id)
         if earnable or (action is not None and getattr(action.kind, "value", "") == "ability"):
-            placed.append(Placed(Placement(card.component.id, GALLERY), card))
+            gallery.append(card)
             continue
         report("layout/not_read", card, "is a card the table layout does not place (a deck or discard card?)")
+    # The gallery lies beside the jungle, one card apart from the next: a card far from every
+    # platform, or fanned with others (a food chain whose legend is out of view), is not guessed.
+    fanned, _ = _stacks(gallery)
+    in_fan = set(fanned) | set(fanned.values())
+    for card in gallery:
+        _, dist = nearest(platforms, card.centre_mm)
+        if card.component.id in in_fan or dist > GALLERY_MM:
+            report("layout/unplaced", card, "lies near no legend card and is not laid out beside the jungle")
+            continue
+        placed.append(Placed(Placement(card.component.id, GALLERY), card))
     for pid, cards in earned.items():
         on, found = _stacks(cards)
         problems.extend(found)

@@ -34,6 +34,7 @@ from . import (
     TableView,
     cell_fit,
     connected_groups,
+    covered_cells,
     grid_cell,
     rotate,
     space_at,
@@ -266,6 +267,21 @@ def read(view: TableView) -> LayoutResult:
         if best_area is not None and best_cell is not None:
             taken.add((best_area, best_cell))
             unknown.append(Placement("?", best_area, best_cell))  # type: ignore[arg-type]
+    # Cells next to a park or in the market that look printed but were not read.
+    for area, frame in frames.items():
+        occupied = {p.placement.cell: p.located for p in placed
+                    if p.placement.area == area and isinstance(p.placement.cell, tuple)}
+        if area == MARKET:
+            grid = _catalog().markets.get(len(players))
+            def skip(cell: tuple[int, int], grid=grid) -> bool:  # noqa: ANN001
+                return grid is None or not (0 <= cell[0] < grid.columns and 0 <= cell[1] < grid.rows)
+        else:
+            def skip(cell: tuple[int, int]) -> bool:
+                return cell[0] == 0 and cell[1] > 0  # the entrance road's column stays empty
+        for cell in covered_cells(view, frame, occupied, (50.0, 50.0), skip=skip):  # type: ignore[arg-type]
+            if (area, cell) not in taken:
+                taken.add((area, cell))
+                unknown.append(Placement("?", area, cell))  # type: ignore[arg-type]
     confidence = float(np.mean(fits)) if fits else (1.0 if not view.located else 0.5)
     if any(p.code == "park/no_player" for p in problems):
         confidence *= 0.5

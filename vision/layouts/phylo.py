@@ -22,7 +22,20 @@ import numpy as np
 from scoring import find_game
 from scoring.model import BoardState, Placement, Player
 
-from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView, cell_fit, grid_cell, rotate, wrap_degrees
+from . import (
+    GameLayout,
+    LayoutResult,
+    Located,
+    Placed,
+    Problem,
+    TablePose,
+    TableView,
+    cell_fit,
+    covered_cells,
+    grid_cell,
+    rotate,
+    wrap_degrees,
+)
 
 GAME_ID = "phylo"
 TABLE = "table"
@@ -152,6 +165,10 @@ def read(view: TableView) -> LayoutResult:
         cell, err = grid_cell(rotate(np.array(u.centre_mm) - origin, -angle), (pitch, pitch))
         near = any(abs(cell[0] - k[0]) + abs(cell[1] - k[1]) <= 1 for k in by_cell)
         if near and cell not in by_cell and all(p.cell != cell for p in unknown):
+            unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
+    occupied = {cell: p.located for cell, p in by_cell.items()}
+    for cell in covered_cells(view, (origin, angle, pitch), occupied, (63.5, 63.5)):
+        if all(u.cell != cell for u in unknown):
             unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
     confidence = float(np.mean(fits)) if fits else 1.0
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)

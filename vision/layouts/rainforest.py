@@ -8,8 +8,9 @@ Rulings of this layout:
 - A species token whose centre lies on a tile belongs to the tile's slot under it
   (``slot`` 1-3, counted on the tile's printed face, so the tile's rotation does not
   matter) and to the tile's area. Tokens are small: their 16 mm tag is what names them.
-- A protected-area or diversity token lying on a tile lies ``on`` that tile; elsewhere it is
-  in the ``supply``.
+- A protected-area or diversity token lying on a tile lies ``on`` that tile; off every board
+  it is in the ``supply``; on a board but on no tile that was read it is reported (its tile
+  may be the one it hides).
 - The main board (area ``table``) is read when in view: the tile on a zone's pile space is
   ``zone:<n>`` cell ``PILE``, tokens on its token spaces cells ``S1``...
 - The binoculars belong to the nearest player board within ``BINOCULARS_MM`` of its edge.
@@ -256,6 +257,8 @@ def read(view: TableView) -> LayoutResult:
             placed.append(Placed(Placement(bonus.component.id, tile_area[tile.component.id], None, 0, True, tile.component.id), bonus))
         elif holder(view.of_kind("tile"), bonus.centre_mm) is not None:
             report("layout/on_unplaced_tile", bonus, "lies on a tile that has no place")
+        elif holder(view.of_kind("board"), bonus.centre_mm) is not None:
+            report("layout/off_tile", bonus, "lies on a board but on no tile that was read")
         else:
             placed.append(Placed(Placement(bonus.component.id, SUPPLY), bonus))
 
