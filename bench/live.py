@@ -6,7 +6,7 @@ serve one browser), on the loopback address only. The client plays a browser: it
 drawn from, so a frame's round trip is the latency from its arrival to its overlay.
 
     python bench/live.py latency [--frames 60] [--game habitats]
-    python bench/live.py soak [--minutes 10] [--fps 5]
+    python bench/live.py soak [--minutes 10] [--fps 5] [--clients 2] [--cpus 0,1]
 
 Frames: the game's bundled sample photo plus rendered tables of two moves, cycled, so
 the server also compares states and checks moves as it would in play.
@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
@@ -53,14 +54,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(instance: str, cpu: int) -> tuple[subprocess.Popen[str], str]:
+def start_server(instance: str, cpus: set[int]) -> tuple[subprocess.Popen[str], str]:
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-c", SERVER, instance, str(port)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: os.sched_setaffinity(0, {cpu}),
+        preexec_fn=lambda: os.sched_setaffinity(0, cpus),
     )
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -140,7 +141,7 @@ def new_play(browser: Browser, game_id: str, players: list[dict[str, Any]]) -> s
 def latency(args: argparse.Namespace) -> dict[str, Any]:
     images, players = frames(args.game)
     with tempfile.TemporaryDirectory() as instance:
-        proc, base = start_server(instance, args.cpu)
+        proc, base = start_server(instance, {args.cpu})
         try:
             browser = Browser(base)
             play = new_play(browser, args.game, players)
@@ -174,40 +175,59 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def soak(args: argparse.Namespace) -> dict[str, Any]:
+    """``--clients`` browsers share the ``--fps`` frames a second of one live session."""
+    import threading
+
     images, players = frames(args.game)
-    period = 1.0 / args.fps
+    period = args.clients / args.fps
     samples: list[tuple[float, float]] = []
-    late = 0
-    sent = 0
+    counts = {"sent": 0, "late": 0, "accepted": 0}
+    lock = threading.Lock()
     with tempfile.TemporaryDirectory() as instance:
-        proc, base = start_server(instance, args.cpu)
+        proc, base = start_server(instance, args.cpus)
         try:
-            browser = Browser(base)
-            play = new_play(browser, args.game, players)
+            play = new_play(Browser(base), args.game, players)
             start = time.monotonic()
             end = start + args.minutes * 60
-            next_at = start
-            next_sample = start
+
+            def client(offset: int) -> None:
+                browser = Browser(base)
+                next_at = start + offset * period / args.clients
+                i = offset
+                while time.monotonic() < end:
+                    pause = next_at - time.monotonic()
+                    if pause > 0:
+                        time.sleep(pause)
+                    doc = browser.post_frame(f"/api/plays/{play}/frames", images[i % len(images)])
+                    i += 1
+                    with lock:
+                        counts["sent"] += 1
+                        accept = counts["sent"] % 50 == 0
+                    if accept and doc.get("changed") and doc.get("state_error") is None:
+                        try:  # accept now and then, as players would
+                            browser.post_json(
+                                f"/api/plays/{play}/moves",
+                                {"state": doc["state"], "based_on": doc["based_on"],
+                                 "source": "camera", "accept_violations": True},
+                            )
+                            with lock:
+                                counts["accepted"] += 1
+                        except urllib.error.HTTPError as exc:  # another client was first
+                            exc.close()
+                    next_at += period
+                    if next_at < time.monotonic():  # this frame took longer than its slot
+                        with lock:
+                            counts["late"] += 1
+                        next_at = time.monotonic()
+
+            threads = [threading.Thread(target=client, args=(k,)) for k in range(args.clients)]
+            for t in threads:
+                t.start()
             while time.monotonic() < end:
-                now = time.monotonic()
-                if now >= next_sample:
-                    samples.append((now - start, rss_mib(proc.pid)))
-                    next_sample += 10
-                doc = browser.post_frame(f"/api/plays/{play}/frames", images[sent % len(images)])
-                sent += 1
-                if sent % 50 == 0 and doc.get("changed") and doc.get("state_error") is None:
-                    browser.post_json(  # accept now and then, as players would
-                        f"/api/plays/{play}/moves",
-                        {"state": doc["state"], "based_on": doc["based_on"], "source": "camera",
-                         "accept_violations": True},
-                    )
-                next_at += period
-                pause = next_at - time.monotonic()
-                if pause > 0:
-                    time.sleep(pause)
-                else:  # this frame took longer than the period: the next one goes at once
-                    late += 1
-                    next_at = time.monotonic()
+                samples.append((time.monotonic() - start, rss_mib(proc.pid)))
+                time.sleep(min(10.0, max(0.0, end - time.monotonic())))
+            for t in threads:
+                t.join()
             samples.append((time.monotonic() - start, rss_mib(proc.pid)))
         finally:
             proc.terminate()
@@ -218,11 +238,13 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         "game": args.game,
         "minutes": args.minutes,
         "fps_target": args.fps,
-        "frames_sent": sent,
-        "fps_achieved": round(sent / (samples[-1][0] or 1), 2),
-        "frames_late": late,
+        "clients": args.clients,
+        "server_cores": len(args.cpus),
+        "frames_sent": counts["sent"],
+        "fps_achieved": round(counts["sent"] / (samples[-1][0] or 1), 2),
+        "frames_late": counts["late"],
+        "moves_accepted": counts["accepted"],
         "rss_start_mib": round(samples[0][1], 1),
-        "rss_after_warmup_mib": round(samples[min(3, len(samples) - 1)][1], 1),
         "rss_max_mib": round(max(r for _, r in samples), 1),
         "rss_end_mib": round(samples[-1][1], 1),
         "second_half_slope_mib_per_min": round(slope, 3),
@@ -248,9 +270,13 @@ def main() -> None:
     p.add_argument("--cpu", type=int, default=0, help="the core the server is pinned to")
     p = sub.add_parser("soak")
     p.add_argument("--minutes", type=float, default=10)
-    p.add_argument("--fps", type=float, default=5)
+    p.add_argument("--fps", type=float, default=5, help="frames a second, all clients together")
+    p.add_argument("--clients", type=int, default=2, help="browsers sharing the session")
     p.add_argument("--game", default="habitats")
-    p.add_argument("--cpu", type=int, default=0)
+    p.add_argument(
+        "--cpus", type=lambda v: {int(c) for c in v.split(",")}, default={0, 1},
+        help="cores the server may use, e.g. 0 or 0,1",
+    )
     args = parser.parse_args()
     result = latency(args) if args.what == "latency" else soak(args)
     print(json.dumps(result, indent=2))

@@ -78,7 +78,7 @@ class DetectConfig:
     tag_decimate: float = 1.0
     """AprilTag quad decimation; 1.0 finds the smallest tags, 2.0 is faster on close views."""
     tag_sharpen: float = 1.0
-    """Unsharp-mask amount (sigma 2 px) applied before tag detection; 0 turns it off.
+    """Unsharp-mask amount (sigma 2 px) applied to the frame the tag detector reads; 0 turns it off.
     Blurred frames give up a third more tags with it; sharp frames lose none."""
     min_candidate_px: float = 12.0
     """Undecoded tag quads smaller than this side (pixels) are noise, not unreadable markers."""
@@ -103,6 +103,8 @@ class Detected:
 
     markers: tuple[Detection, ...]
     candidates: tuple[Candidate, ...]
+    tag_gray: np.ndarray | None = None
+    """The grey frame the tag detector read (sharpened), for a second look at candidates."""
 
 
 Detector = Callable[[np.ndarray, DetectConfig], tuple[list[Detection], list[Candidate]]]
@@ -176,7 +178,7 @@ def _aruco_detector(refine: bool, decimate: float) -> cv2.aruco.ArucoDetector:
 def detect_tags_aruco(gray: np.ndarray, config: DetectConfig) -> tuple[list[Detection], list[Candidate]]:
     """AprilTag 36h11 through OpenCV's aruco module (corners clockwise from the tag's top-left)."""
     detector = _aruco_detector(config.tag_refine, config.tag_decimate)
-    corners, ids, rejected = detector.detectMarkers(sharpened(gray, config.tag_sharpen))
+    corners, ids, rejected = detector.detectMarkers(gray)
     out: list[Detection] = []
     failed = [
         Candidate(MarkerKind.TAG, _ordered(c.reshape(4, 2)))
@@ -207,16 +209,20 @@ def detect_all(frame: Frame | np.ndarray, *, config: DetectConfig = DetectConfig
         gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
     found: list[Detection] = []
     failed: list[Candidate] = []
-    for name in (config.qr, config.tags):
+    tag_gray: np.ndarray | None = None
+    for name, is_tags in ((config.qr, False), (config.tags, True)):
         if name is None:
             continue
         if name not in DETECTORS:
             raise ValueError(f"unknown detector {name!r}; known: {', '.join(DETECTORS)}")
-        markers, candidates = DETECTORS[name](gray, config)
+        image = gray
+        if is_tags:
+            image = tag_gray = sharpened(gray, config.tag_sharpen)
+        markers, candidates = DETECTORS[name](image, config)
         found.extend(markers)
         failed.extend(candidates)
     found.sort(key=lambda d: (d.kind.value, float(d.centre[1]), float(d.centre[0])))
-    return Detected(tuple(found), tuple(failed))
+    return Detected(tuple(found), tuple(failed), tag_gray)
 
 
 def detect_markers(

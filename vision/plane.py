@@ -1,11 +1,14 @@
 """Stage 4: the table plane, a homography from image pixels to table millimetres.
 
-Every located marker is a rigid group of points whose shape is known in millimetres (a
-square of its printed size, or a board's anchor tags at their printed places). The fit
-alternates between the homography (a weighted DLT over all groups) and each group's
-rigid pose on the table (Procrustes), so the markers' printed sizes fix the scale and
-their distortion across the image fixes the perspective. Groups that stay far from
-their printed shape are outliers (a card held in a hand, a foreign tag) and are dropped.
+Every located component is a rigid group of points whose shape is known in millimetres
+(its markers' printed squares, or a board's anchor tags at their printed places). A
+closed-form start (the vanishing line from how marker areas shrink across the image,
+then the metric part shared by every marker's own affine map) is refined by
+Levenberg-Marquardt on the homography's 8 entries, each group's rigid pose on the table
+solved in closed form inside the residual. So the markers' printed sizes fix the scale
+and their distortion across the image fixes the perspective, without knowing where any
+of them lies. Groups that stay far from their printed shape are outliers (a card held in
+a hand, a tag printed at another size) and are dropped.
 """
 
 from __future__ import annotations
@@ -139,11 +142,6 @@ class _Packed:
         ty = s * lc[:, 0] + c * lc[:, 1]
         r = np.stack([mc[:, 0] - tx, mc[:, 1] - ty], axis=1) * self.weight[:, None]
         return r.ravel()
-
-
-def _polygon_area(p: np.ndarray) -> float:
-    x, y = p[:, 0], p[:, 1]
-    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
 
 
 def _quads(groups: Sequence[RigidGroup], active: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -309,12 +307,6 @@ def fit_plane(
     rms = float(np.sqrt(np.mean((packed.residuals(h) / np.repeat(packed.weight, 2)) ** 2) * 2)) if packed else float("inf")
     residuals = tuple(float(v) for v in res_all)
     return Plane(h, rms, inliers, outliers, residuals)
-
-
-def _rigid_target(h: np.ndarray, group: RigidGroup) -> np.ndarray:
-    mapped = apply_homography(h, group.image)
-    r, t = rigid_fit(group.local, mapped)
-    return group.local @ r.T + t
 
 
 def square(size_mm: float) -> np.ndarray:

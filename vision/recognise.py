@@ -20,7 +20,7 @@ from scoring import find_game
 from scoring.model import BoardState, Cell, Component, Placement, Player, ScoringError, StateError
 from scoring.state import cell_to_json, state_to_json
 
-from .detect import Candidate, DetectConfig, Detection, MarkerKind, detect_all, sharpened
+from .detect import Candidate, DetectConfig, Detection, MarkerKind, detect_all
 from .errors import VisionError
 from .identify import (
     WEIGHTS,
@@ -384,6 +384,7 @@ def _on_plane(ident: Identified, cfg: RecogniseConfig) -> tuple[Plane | None, li
 
 
 def _rescue(
+    tag_gray: np.ndarray | None,
     frame: Frame,
     markers: Sequence[Detection],
     candidates: Sequence[Candidate],
@@ -410,7 +411,7 @@ def _rescue(
         return [], tuple(candidates)
     seen = {d.tag_id for d in markers if d.tag_id is not None}
     allowed = set(catalog.by_tag) - seen
-    found = rescue_tags(sharpened(frame.gray, cfg.detect.tag_sharpen), plausible, allowed)
+    found = rescue_tags(tag_gray if tag_gray is not None else frame.gray, plausible, allowed)
     rescued: list[Detection] = []
     used: set[int] = set()
     taken: set[int] = set()
@@ -458,7 +459,7 @@ def recognise(
     plane, located, problems = _on_plane(ident, cfg)
     candidates = detected.candidates
     if cfg.rescue and plane is not None:
-        rescued, candidates = _rescue(frame, detected.markers, candidates, plane, catalog, cfg)
+        rescued, candidates = _rescue(detected.tag_gray, frame, detected.markers, candidates, plane, catalog, cfg)
         if rescued:
             ident = identify(detected.markers + tuple(rescued), catalog)
             plane, located, problems = _on_plane(ident, cfg)

@@ -20,7 +20,7 @@ import segno
 
 from printables.faces import face_mask, face_of, render_component
 from scoring import find_game
-from scoring.model import BoardState, Component, Shape
+from scoring.model import BoardState, Component
 
 from .layouts import TablePose, find_layout
 from .plane import apply_homography
@@ -458,7 +458,8 @@ def render_scene(
         inside = np.all((outline[:, 0] >= 2) & (outline[:, 0] <= w - 3) & (outline[:, 1] >= 2) & (outline[:, 1] <= h - 3))
         if not inside:
             hidden.add(cid)
-    placed = tuple(p for p in state.placements if p.component not in hidden)
+    # Cards in hands and piles are not on the table: they are not in the photo's truth either.
+    placed = tuple(p for p in state.placements if p.component in poses and p.component not in hidden)
     truth = replace(state, placements=placed)
     return Scene(
         final,

@@ -55,6 +55,7 @@ def _writer(instance: Path, play: str, fd: int) -> None:
     page = client.get("/").get_data(as_text=True)
     token = page.split('name="csrf-token" content="', 1)[1].split('"', 1)[0]
     moves = states()
+    os.write(fd, b"ready\n")
     while True:
         current = client.get(f"/api/plays/{play}").get_json()["current"]
         seq = current["seq"] if current else 0
@@ -67,6 +68,22 @@ def _writer(instance: Path, play: str, fd: int) -> None:
         os.write(fd, f"ack {snap['seq']} {digest(snap['state'])}\n".encode())
 
 
+def _until_ready(fd: int, timeout_s: float = 30.0) -> bytes:
+    """Wait for the writer's ``ready`` line; returns everything read so far."""
+    import select
+
+    got = b""
+    end = time.monotonic() + timeout_s
+    while b"ready\n" not in got and time.monotonic() < end:
+        readable, _, _ = select.select([fd], [], [], 0.05)
+        if readable:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            got += chunk
+    return got
+
+
 @dataclass(frozen=True, slots=True)
 class CrashReport:
     """What the killed writers acknowledged, and how long it all took."""
@@ -77,7 +94,7 @@ class CrashReport:
     seconds: float
 
 
-def kill_writers(instance: Path, play: str, *, kills: int, seed: int, max_delay_s: float = 0.25) -> CrashReport:
+def kill_writers(instance: Path, play: str, *, kills: int, seed: int, max_delay_s: float = 0.15) -> CrashReport:
     """Start a writer, SIGKILL it after a random delay, ``kills`` times over."""
     rng = np.random.default_rng(seed)
     acks: dict[int, str] = {}
@@ -93,12 +110,15 @@ def kill_writers(instance: Path, play: str, *, kills: int, seed: int, max_delay_
             finally:
                 os._exit(70)
         os.close(write_fd)
-        time.sleep(float(rng.uniform(0.005, max_delay_s)))
+        early = rng.random() < 0.1  # some kills land while the writer is still starting
+        delay = float(rng.uniform(0.0, max_delay_s))
+        pending = b"" if early else _until_ready(read_fd)
+        time.sleep(delay)
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
             errors.append(f"writer ended by itself: status {status}")
-        chunks = []
+        chunks = [pending]
         while True:
             chunk = os.read(read_fd, 65536)
             if not chunk:
@@ -109,7 +129,7 @@ def kill_writers(instance: Path, play: str, *, kills: int, seed: int, max_delay_
             parts = line.split()
             if parts and parts[0] == "ack" and len(parts) == 3:
                 acks[int(parts[1])] = parts[2]
-            elif parts:
+            elif parts and parts != ["ready"]:
                 errors.append(line)
     return CrashReport(acks, errors, kills, time.monotonic() - start)
 

@@ -27,7 +27,7 @@ from scoring.payload import ALPHABET, GAME_CODES, MAX_LENGTH, ComponentRef, Fore
 from vision import ImageError, load_image
 
 #: Examples per property; raise it (HARDENING_EXAMPLES=5000) for a long fuzzing run.
-EXAMPLES = int(os.environ.get("HARDENING_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("HARDENING_EXAMPLES", "100"))
 FAST = settings(
     max_examples=EXAMPLES,
     deadline=timedelta(seconds=2),

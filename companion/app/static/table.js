@@ -16,7 +16,7 @@
   let stream = null, mode = null, inflight = false, lastSent = 0;
   let accepted = page.current ? page.current.seq : 0;
   let pinned = null;          // the proposal on screen until the players decide
-  let lastKey = null, stableKey = null, dismissedKey = null;
+  let lastKey = null, dismissedKey = null;
   let lastResult = null;
 
   // -- recognition shapes -------------------------------------------------------------
@@ -199,7 +199,6 @@
       showProposal();
       drawOverlay(result);
     }
-    stableKey = stable ? key : stableKey;
   }
 
   // -- sending frames -------------------------------------------------------------------
