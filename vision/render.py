@@ -16,11 +16,13 @@ from typing import Any
 
 import cv2
 import numpy as np
-import segno
+import qrcode
+import qrcode.constants
 
 from printables.faces import face_mask, face_of, render_component
 from scoring import find_game
 from scoring.model import BoardState, Component
+from scoring.state import state_to_json
 
 from .layouts import TablePose, find_layout
 from .plane import apply_homography
@@ -106,8 +108,6 @@ class Scene:
     jpeg: bytes = b""
 
     def to_dict(self) -> dict[str, Any]:
-        from scoring.state import state_to_json
-
         return {
             "condition": self.condition,
             "seed": self.seed,
@@ -167,9 +167,11 @@ def _table_texture(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarra
 
 
 def _qr_image(text: str, module_px: int) -> np.ndarray:
-    qr = segno.make(text, error="m")
-    rows = np.array([[0 if v else 255 for v in row] for row in qr.matrix], np.uint8)
-    rows = np.pad(rows, 4, constant_values=255)
+    """A QR code with its 4-module quiet zone, ``module_px`` pixels per module."""
+    qr = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, border=4)
+    qr.add_data(text)
+    qr.make(fit=True)
+    rows = np.array([[0 if v else 255 for v in row] for row in qr.get_matrix()], np.uint8)
     return cv2.resize(rows, None, fx=module_px, fy=module_px, interpolation=cv2.INTER_NEAREST)
 
 

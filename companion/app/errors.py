@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from scoring import ScoringError
@@ -71,7 +71,9 @@ def init_app(app: Flask) -> None:
             )
             message = "the companion hit an internal error"
         if status == 413:
-            message = "upload too large: at most 20 MiB"
+            limit = int(current_app.config.get("MAX_CONTENT_LENGTH") or 0)
+            size = f"{limit / 1048576:g} MiB" if limit >= 1048576 else f"{limit} bytes"
+            message = f"upload too large: at most {size}"
         resp = error_response(status, _reason_of(exc), message)
         if status == 405 and hasattr(exc, "valid_methods") and exc.valid_methods:
             resp.headers["Allow"] = ", ".join(exc.valid_methods)

@@ -68,7 +68,7 @@ def _writer(instance: Path, play: str, fd: int) -> None:
         os.write(fd, f"ack {snap['seq']} {digest(snap['state'])}\n".encode())
 
 
-def _until_ready(fd: int, timeout_s: float = 30.0) -> bytes:
+def _until_ready(fd: int, timeout_s: float = 10.0) -> bytes:
     """Wait for the writer's ``ready`` line; returns everything read so far."""
     import select
 

@@ -18,6 +18,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from companion.app import camera, create_app
+from scoring.catalog import read_data
 
 from .conftest import page_token
 
@@ -85,9 +86,6 @@ def test_camera_lost_and_back_fifty_times(tmp_path: Path, monkeypatch: pytest.Mo
         headers = {"X-CSRF-Token": token}
         play = client.post("/api/plays", json={"game": "rainforest", "players": [{"id": "ana"}, {"id": "ben"}]},
                            headers=headers).get_json()["id"]
-        state = client.get("/api/games/rainforest").get_json()
-        from scoring.catalog import read_data
-
         move = read_data("rainforest", "example_before.json")
         assert client.post(f"/api/plays/{play}/moves", json={"state": move, "accept_violations": True},
                            headers=headers).status_code == 201
@@ -111,6 +109,5 @@ def test_camera_lost_and_back_fifty_times(tmp_path: Path, monkeypatch: pytest.Mo
             last_seq = seq
         assert client.get("/camera/status").get_json()["error"] is None
         assert client.get(f"/api/plays/{play}").get_json()["current"] == accepted
-        assert state["id"] == "rainforest"
     finally:
         cam.stop()

@@ -105,7 +105,8 @@ def test_every_state_changing_route_needs_the_token_and_our_origin(
         if endpoint not in STATELESS:
             for headers in ({}, {"X-CSRF-Token": "forged-" + token[:10]}, {"X-CSRF-Token": ""}):
                 r = call(client, method, url, headers=headers, data={"csrf_token": "wrong"})
-                if r.status_code != 403 or r.get_json(silent=True) not in (None,) and (r.get_json() or {}).get("error") != "csrf":
+                body = r.get_json(silent=True) or {}
+                if r.status_code != 403 or (r.is_json and body.get("error") != "csrf"):
                     failures.append(f"{method} {url} {headers}: {r.status_code}")
                 assert_guarded_headers(r, url)
         for headers in (
@@ -119,7 +120,10 @@ def test_every_state_changing_route_needs_the_token_and_our_origin(
                 failures.append(f"{method} {url} {headers}: {r.status_code}")
             assert_guarded_headers(r, url)
     assert failures == []
-    # Nothing above changed the stored game.
+    # Nothing above changed the stored game, and the token-free scan stores nothing.
+    r = call(client, "POST", "/api/scan", data={"game": "habitats"})
+    assert r.status_code == 400 and r.get_json()["error"] == "no_image"
+    assert len(client.get("/api/plays").get_json()["plays"]) == 1
     assert client.get(f"/api/plays/{play}").status_code == 200
     assert client.get(f"/api/plays/{play}/states").get_json()["states"] == []
 
@@ -277,3 +281,33 @@ def test_a_real_server_answers_413_without_waiting_for_the_body(live: tuple[str,
         assert time.monotonic() - start < 5
     assert reply.startswith(b"HTTP/1.1 413"), reply[:80]
     assert b"nosniff" in reply
+
+
+def test_the_upload_limit_is_configurable(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path), "MAX_CONTENT_LENGTH": 1024 * 1024})
+    client = app.test_client()
+    body = CountingStream(1024 * 1024 + 1)
+    r = client.post("/api/scan", input_stream=body,
+                    headers={"Content-Length": str(body.size), "Content-Type": "multipart/form-data; boundary=x"})
+    assert r.status_code == 413 and body.read_bytes == 0
+    assert r.get_json() == {"error": "request_entity_too_large", "message": "upload too large: at most 1 MiB",
+                            "status": 413}
+    small = client.post("/api/scan", data={"game": "habitats"})
+    assert small.status_code == 400 and small.get_json()["error"] == "no_image"
+
+
+def test_a_chunked_body_without_length_is_cut_at_the_limit(live: tuple[str, int]) -> None:
+    """No declared length to refuse early: the server reads up to the limit, then answers 413."""
+    host, port = live
+    chunk = b"x" * (1024 * 1024)
+    with socket.create_connection((host, port), timeout=30) as s:
+        s.sendall(b"POST /api/scan HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
+                  b"Content-Type: multipart/form-data; boundary=x\r\n\r\n")
+        try:
+            for _ in range(22):
+                s.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+            s.sendall(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server may stop reading once it has answered
+        reply = s.recv(4096)
+    assert reply.startswith(b"HTTP/1.1 413"), reply[:80]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+from html.parser import HTMLParser
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,11 @@ import pytest
 from werkzeug.serving import make_server
 
 from companion.app import create_app
+from scoring.catalog import read_data
 
 from .payloads import SCRIPTS, hostile_payloads
 from .scenes import hostile_scene
 
-pytestmark = pytest.mark.browser
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
@@ -68,6 +69,7 @@ def server(tmp_path: Path) -> Iterator[str]:
         thread.join(timeout=5)
 
 
+@pytest.mark.browser
 def test_hostile_payloads_stay_text_in_the_table_page(server: str, tmp_path: Path) -> None:
     sync_api = _playwright()
     payloads = [p for p in hostile_payloads("habitats") if p in SCRIPTS or "<" in p][:23]
@@ -109,3 +111,124 @@ def test_hostile_payloads_stay_text_in_the_table_page(server: str, tmp_path: Pat
     assert after["counts"] == before["counts"]
     assert f"{listed} not ours" in problems
     assert not [m for m in console if "Content Security Policy" in m], console
+
+
+@pytest.mark.browser
+def test_the_table_page_says_when_the_camera_is_gone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unplugged three times while the page watches: it says so, keeps the game, and resumes."""
+    from companion.app import camera
+
+    from .test_camera_loss import Device
+
+    sync_api = _playwright()
+    monkeypatch.setattr(camera, "RETRY_S", 0.02)
+    device = Device()
+    app = create_app({"INSTANCE_PATH": str(tmp_path / "instance"), "HOST_CAMERA": device.open})
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{srv.server_port}"
+
+    def status(page: Any, prefix: str) -> str:
+        for _ in range(150):  # wait_for_function would need 'unsafe-eval' under our CSP
+            text = page.text_content("#status") or ""
+            if text.startswith(prefix) or prefix in text:
+                return text
+            page.wait_for_timeout(100)
+        raise AssertionError(f"the page never said {prefix!r}; it says {text!r}")
+
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+            try:
+                page = browser.new_context().new_page()
+                page.goto(base + "/")
+                made = page.evaluate(
+                    "() => Companion.postJSON('/api/plays', {game: 'rainforest', players: [{id: 'ana'}, {id: 'ben'}]})"
+                )
+                play = made["body"]["id"]
+                accepted = page.evaluate(
+                    "([url, state]) => Companion.postJSON(url, {state, accept_violations: true})",
+                    [f"/api/plays/{play}/moves", read_data("rainforest", "example_before.json")],
+                )
+                assert accepted["status"] == 201, accepted
+                page.goto(f"{base}/plays/{play}/table")
+                page.click("#host-start")
+                status(page, "Table camera frame")
+                for _ in range(3):
+                    device.unplug()
+                    said = status(page, "camera stopped sending frames")
+                    assert "the game is kept" in said
+                    assert page.text_content("#accepted-count") == "1"
+                    device.plug()
+                    status(page, "Table camera frame")
+                assert page.text_content("#accepted-count") == "1"
+            finally:
+                browser.close()
+    finally:
+        srv.shutdown()
+        thread.join(timeout=5)
+        app.extensions["host_camera"].stop()
+
+
+class _Dom(HTMLParser):
+    """The parts of a served page that could run code: scripts, handler attributes, script links."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.inline_scripts: list[str] = []
+        self.handlers: list[str] = []
+        self.script_links: list[str] = []
+        self.tags: dict[str, int] = {}
+        self._in_script: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        names = dict(attrs)
+        self.handlers += [f"{tag} {k}" for k in names if k.startswith("on")]
+        self.script_links += [v for k, v in names.items() if k in ("href", "src", "action") and v
+                              and v.strip().lower().startswith(("javascript:", "data:text", "vbscript:"))]
+        if tag == "script":
+            self._in_script = "json" if names.get("type") == "application/json" else ("src" if "src" in names else "")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script == "" and data.strip():
+            self.inline_scripts.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._in_script = None
+
+
+def test_every_server_page_keeps_markup_names_as_text(tmp_path: Path) -> None:
+    """Markup in a game's title and names changes no page's element structure and adds no code.
+
+    Two stores hold the same game, one with plain names and one with markup: every page
+    must parse to the same elements in both.
+    """
+    from .conftest import page_token
+
+    doc = read_data("rainforest", "example_before.json")
+
+    def site(folder: str, title: str, names: list[str]) -> tuple[Any, str]:
+        client = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path / folder)}).test_client()
+        headers = {"X-CSRF-Token": page_token(client)}
+        players = [{"id": "ana", "name": names[0]}, {"id": "ben", "name": names[1]}]
+        play = client.post("/api/plays", json={"game": "rainforest", "title": title, "players": players},
+                           headers=headers).get_json()["id"]
+        assert client.post(f"/api/plays/{play}/moves", json={"state": doc, "accept_violations": True},
+                           headers=headers).status_code == 201
+        return client, str(play)
+
+    sites = [site("plain", "Sunday game", ["Ana", "Ben"]), site("hostile", TITLE, NAMES)]
+    for pattern in ["/", "/history/", "/history/{}", "/history/{}/replay?seq=1", "/plays/{}/table",
+                    "/plays/{}/score?confirm=1"]:
+        doms = []
+        for client, play in sites:
+            r = client.get(pattern.format(play))
+            assert r.status_code == 200 and r.mimetype == "text/html", pattern
+            dom = _Dom()
+            dom.feed(r.get_data(as_text=True))
+            doms.append(dom)
+        assert doms[1].handlers == [] and doms[1].inline_scripts == [] and doms[1].script_links == [], pattern
+        assert doms[1].tags == doms[0].tags, pattern

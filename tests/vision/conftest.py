@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import segno
+import qrcode
+import qrcode.constants
 
 
 def tag_image(tag_id: int, module_px: int = 10) -> np.ndarray:
@@ -15,8 +16,10 @@ def tag_image(tag_id: int, module_px: int = 10) -> np.ndarray:
 
 def qr_image(text: str, module_px: int = 8) -> np.ndarray:
     """A QR code's 21 modules (version 1) without quiet zone."""
-    qr = segno.make(text, error="m", version=1)
-    m = np.array([[0 if v else 255 for v in row] for row in qr.matrix], np.uint8)
+    qr = qrcode.QRCode(version=1, error_correction=qrcode.constants.ERROR_CORRECT_M, border=0)
+    qr.add_data(text)
+    qr.make(fit=False)
+    m = np.array([[0 if v else 255 for v in row] for row in qr.get_matrix()], np.uint8)
     return cv2.resize(m, None, fx=module_px, fy=module_px, interpolation=cv2.INTER_NEAREST)
 
 
