@@ -21,6 +21,7 @@ EXIT_OK = 0
 EXIT_ILLEGAL = 1
 EXIT_BAD_INPUT = 2
 MAX_STATE_BYTES = 5 * 1024 * 1024
+MAX_PHOTO_BYTES = 20 * 1024 * 1024
 
 
 class UserError(Exception):
@@ -189,6 +190,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
     game = find_game(args.game)
     path = Path(args.photo)
     try:
+        if path.is_file() and path.stat().st_size > MAX_PHOTO_BYTES:
+            _fail(f"{args.photo}: larger than {MAX_PHOTO_BYTES // (1024 * 1024)} MiB; not a photo we read")
         data = path.read_bytes()
     except FileNotFoundError:
         _fail(f"{args.photo}: no such file")
@@ -198,7 +201,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         _fail(f"{args.photo}: cannot read ({exc.strerror})")
     try:
         rec = vision.recognise(data, game.id)
-    except vision.ImageError as exc:
+    except vision.VisionError as exc:
         _fail(f"{args.photo}: {exc}")
     sheet = game.score_sheet(rec.state)
     if args.json:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
@@ -359,6 +360,22 @@ def _text(value: Any, where: str, *, optional: bool = False) -> str | None:
     return value
 
 
+def _timestamp(value: Any, where: str, *, optional: bool = False) -> str | None:
+    """An ISO 8601 time with its UTC offset, as the store writes them (durations subtract them)."""
+    from datetime import datetime
+
+    text = _text(value, where, optional=optional)
+    if text is None:
+        return None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise _import_error(where, "expected an ISO 8601 time") from exc
+    if when.tzinfo is None:
+        raise _import_error(where, "expected a time with its UTC offset")
+    return text
+
+
 def checked_import(doc: dict[str, Any]) -> tuple[store.Play, list[store.Snapshot]]:
     """An exported saved game, every part checked before anything is written."""
     if doc.get("format") != "table-companion-play" or doc.get("version") != 1:
@@ -381,13 +398,14 @@ def checked_import(doc: dict[str, Any]) -> tuple[store.Play, list[store.Snapshot
         raise _import_error("play.final_sheet", "expected an object or null")
     play = store.Play(
         "", game.id, (_text(raw.get("title"), "play.title") or game.name)[:80], players, options,
-        _text(raw.get("created_at"), "play.created_at") or store.now(),
-        _text(raw.get("finished_at"), "play.finished_at", optional=True), final_sheet,
+        _timestamp(raw.get("created_at"), "play.created_at") or store.now(),
+        _timestamp(raw.get("finished_at"), "play.finished_at", optional=True), final_sheet,
     )
     states = doc.get("states")
     if not isinstance(states, list) or len(states) > MAX_IMPORT_STATES:
         raise _import_error("states", f"expected a list of at most {MAX_IMPORT_STATES} accepted states")
     snaps: list[store.Snapshot] = []
+    before: BoardState | None = None
     for i, s in enumerate(states):
         where = f"states[{i}]"
         if not isinstance(s, dict):
@@ -409,8 +427,19 @@ def checked_import(doc: dict[str, Any]) -> tuple[store.Play, list[store.Snapshot
         source = s.get("source")
         if source not in SOURCES:
             raise _import_error(where, f"'source' must be one of {', '.join(sorted(SOURCES))}")
-        created = _text(s.get("created_at"), f"{where}.created_at") or store.now()
-        snaps.append(store.Snapshot(i + 1, services.state_doc(state), violations, problems, source, created))
+        created = _timestamp(s.get("created_at"), f"{where}.created_at") or store.now()
+        # The rules, not the file, say which rules each move broke.
+        found = services.violations(game, before, state)
+        snaps.append(store.Snapshot(i + 1, services.state_doc(state), found, problems, source, created))
+        before = state
+    if final_sheet is not None:
+        if before is None:
+            raise _import_error("play.final_sheet", "a finished game needs its accepted states")
+        try:  # the rules, not the file, give the final score sheet
+            sheet = services.score(game, before).to_dict()
+        except AppError as exc:
+            raise _import_error("play.final_sheet", exc.message) from exc
+        play = replace(play, final_sheet=sheet)
     return play, snaps
 
 

@@ -194,3 +194,26 @@ def test_scan_endpoint_refuses_duplicates_unless_confirmed(client: FlaskClient, 
     assert body["score_sheet"] is None and body["score_refused"] == ["1 code(s) appear more than once"]
     r = client.post("/api/scan", data={**data, "confirm": "1", "image": (io.BytesIO(b"dup"), "t.jpg")})
     assert r.get_json()["score_sheet"]["winners"] == ["ana"]
+
+
+def test_api_finish_and_single_state(client: FlaskClient, token: str, camera: ScriptedCamera) -> None:
+    case = rainforest_move()
+    after = camera.show(b"a", case["after"], unreadable=({"image_corners": [[0, 0], [5, 0], [5, 5]]},))
+    play = new_play(client, token)["id"]
+    h = {"X-CSRF-Token": token}
+    r = client.post(f"/api/plays/{play}/finish", json={}, headers=h)
+    assert r.status_code == 409 and r.get_json()["error"] == "no_state"
+    r = client.post(f"/plays/{play}/finish", data={"csrf_token": token})
+    assert r.status_code == 409
+    seen = frame(client, token, play, after).get_json()
+    accept(client, token, play, seen, problems=seen["problems"])
+    r = client.post(f"/api/plays/{play}/finish", json={}, headers=h)
+    assert r.status_code == 409 and r.get_json()["problems"]["unreadable"] == 1
+    done = client.post(f"/api/plays/{play}/finish", json={"confirm": True}, headers=h).get_json()
+    assert done["finished_at"] and done["final_sheet"]["winners"] == ["ana"]
+    one = client.get(f"/api/plays/{play}/states/1").get_json()
+    assert one["seq"] == 1 and one["source"] == "camera" and one["problems"]["unreadable"] == 1
+    assert client.get(f"/history/{play}/replay?seq=9").status_code == 404
+    # A move after the finish reopens the game.
+    client.post(f"/api/plays/{play}/undo", headers=h)
+    assert client.get(f"/api/plays/{play}").get_json()["finished_at"] is None

@@ -10,8 +10,12 @@ for states), and every example must finish well within Hypothesis' deadline (no 
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
+import json
 import os
+import tempfile
 from datetime import timedelta
 from typing import Any
 
@@ -21,6 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion.cli import main
 from scoring import StateError, find_game, games
 from scoring.catalog import ID_PATTERN
 from scoring.payload import ALPHABET, GAME_CODES, MAX_LENGTH, ComponentRef, ForeignCode, encode, parse_payload
@@ -204,15 +209,9 @@ def test_state_loader_damaged_examples(game_id: str) -> None:
 
 
 @settings(FAST, max_examples=max(1, EXAMPLES // 3))
-@given(st.one_of(st.binary(max_size=300), JSON.map(lambda d: __import__("json").dumps(d).encode())))
+@given(st.one_of(st.binary(max_size=300), JSON.map(lambda d: json.dumps(d).encode())))
 def test_state_file_through_the_cli(raw: bytes) -> None:
     """``companion score FILE`` on any file content: a score (0) or one line and exit 2."""
-    import contextlib
-    import io
-    import tempfile
-
-    from companion.cli import main
-
     with tempfile.NamedTemporaryFile(suffix=".json") as fh:
         fh.write(raw)
         fh.flush()

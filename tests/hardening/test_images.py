@@ -7,16 +7,21 @@ answers 500, bombs are refused from their header, and the saved game is untouche
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 from flask.testing import FlaskClient
 
 from companion.cli import main
-from scoring import find_game
+from scoring import find_game, games
 from vision import ImageError, load_image
 from vision.load import MAX_PIXELS
 
@@ -85,7 +90,7 @@ def test_pixel_budget_is_checked_before_decoding(monkeypatch: pytest.MonkeyPatch
         return real(buf, flags)
 
     monkeypatch.setattr(cv2, "imdecode", counting)
-    ok, png = cv2.imencode(".png", __import__("numpy").zeros((100, 100, 3), "uint8"))
+    ok, png = cv2.imencode(".png", np.zeros((100, 100, 3), np.uint8))
     assert ok
     with pytest.raises(ImageError, match="over the budget"):
         load_image(png.tobytes(), max_pixels=9_999)
@@ -117,7 +122,7 @@ def test_every_corpus_file_posted_to_the_app(client: FlaskClient, token: str) ->
     failures: list[str] = []
     for sample in CORPUS:
         for url, extra in (("/api/scan", {"game": GAME}), (f"/api/plays/{play}/frames", {})):
-            data = {**extra, "image": (__import__("io").BytesIO(sample.data), f"{sample.name}.jpg")}
+            data = {**extra, "image": (io.BytesIO(sample.data), f"{sample.name}.jpg")}
             r = client.post(url, data=data, headers={"X-CSRF-Token": token},
                             content_type="multipart/form-data")
             body = r.get_json(silent=True)
@@ -154,11 +159,9 @@ def test_every_corpus_file_given_to_companion_scan(tmp_path: Path, capsys: pytes
 def test_scan_of_an_odd_image_for_every_game(client: FlaskClient) -> None:
     """Each game's pipeline copes with a 1x1 and an EXIF-rotated photo (an empty table)."""
     odd = [s for s in CORPUS if s.name in ("one-pixel.png", "jpeg-exif-orientation-8", "1x30000")]
-    from scoring import games
-
     for game in games():
         for sample in odd:
-            data = {"game": game.id, "image": (__import__("io").BytesIO(sample.data), "x.png")}
+            data = {"game": game.id, "image": (io.BytesIO(sample.data), "x.png")}
             r = client.post("/api/scan", data=data, content_type="multipart/form-data")
             assert r.status_code == 200, (game.id, sample.name, r.get_json())
             assert r.get_json()["recognition"]["components"] == []
@@ -196,13 +199,10 @@ print(json.dumps({"growth_kib": after - before, "codes": codes, "bombs": len(bom
 
 def test_bombs_keep_peak_memory_growth_under_200_mib() -> None:
     """In a fresh process: the peak resident size grows by less than 200 MiB over all bombs."""
-    import subprocess
-    import sys
-
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-c", _MEMORY_PROBE], cwd=root, capture_output=True, text=True, timeout=120,
-        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+        env={**os.environ, "PYTHONPATH": str(root)},
     )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])

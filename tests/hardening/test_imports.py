@@ -89,6 +89,9 @@ BROKEN: dict[str, Callable[[dict[str, Any]], None]] = {
     "negative-problem-count": _set(["states", 1, "problems"], {"unreadable": -1}),
     "violations-not-objects": _set(["states", 1, "violations"], ["x"]),
     "created-at-huge": _set(["states", 0, "created_at"], "9" * 5000),
+    "created-at-not-a-time": _set(["play", "created_at"], "last Sunday"),
+    "finished-at-without-offset": _set(["play", "finished_at"], "2026-01-04T18:00:00"),
+    "state-time-not-a-time": _set(["states", 1, "created_at"], "soon"),
 }
 
 
@@ -104,6 +107,30 @@ def test_a_good_export_imports_as_a_new_game(client: FlaskClient, token: str) ->
     assert [s["state"] for s in theirs] == [s["state"] for s in mine]
     assert client.get(f"/api/plays/{copy_id}/score?confirm=1").get_json()["sheet"] == \
         client.get(f"/api/plays/{play}/score?confirm=1").get_json()["sheet"]
+    for url in (f"/history/{copy_id}", f"/history/{copy_id}/replay?seq=3", f"/api/plays/{copy_id}/bgstats",
+                f"/plays/{copy_id}/score?confirm=1"):
+        assert client.get(url).status_code == 200, url
+
+
+def test_a_finished_game_imports_with_its_times(client: FlaskClient, token: str) -> None:
+    play = saved_game(client, token)
+    assert client.post(f"/api/plays/{play}/finish", json={"confirm": True},
+                       headers={"X-CSRF-Token": token}).status_code == 200
+    doc = json.loads(client.get(f"/api/plays/{play}/export").get_data())
+    true_sheet = doc["play"]["final_sheet"]
+    doc["play"]["created_at"], doc["play"]["finished_at"] = "2026-01-04T17:00:00+00:00", "2026-01-04T18:30:00+00:00"
+    doc["play"]["final_sheet"] = {"ranking": [1, "<b>"], "winners": "everyone"}  # tampered: the rules decide
+    doc["states"][1]["violations"] = [{"code": "none/really", "message": "<i>trust me</i>"}]
+    r = client.post("/api/plays/import", json=doc, headers={"X-CSRF-Token": token})
+    assert r.status_code == 201, r.get_json()
+    copy_id = r.get_json()["id"]
+    assert r.get_json()["final_sheet"] == true_sheet
+    mine = client.get(f"/api/plays/{play}/states").get_json()["states"]
+    theirs = client.get(f"/api/plays/{copy_id}/states").get_json()["states"]
+    assert [s["violations"] for s in theirs] == [s["violations"] for s in mine]
+    link = client.get(f"/api/plays/{copy_id}/bgstats").get_json()
+    assert link["data"]["durationMin"] == 90
+    assert client.get("/history/").status_code == 200 and client.get(f"/history/{copy_id}").status_code == 200
 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
