@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import secrets
 import socket
@@ -23,10 +24,8 @@ def local_addresses() -> list[str]:
     """This machine's network addresses, from its interfaces and its name (nothing is sent)."""
     found: list[str] = []
     candidates = list(_interface_addresses())
-    try:
+    with contextlib.suppress(OSError):
         candidates += [str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)]
-    except OSError:
-        pass
     for addr in candidates:
         try:
             ip = ipaddress.ip_address(addr.split("%", 1)[0])

@@ -79,19 +79,32 @@ def write_y4m(path: Path, scenes: list[np.ndarray]) -> None:
                 out.write(frame)
 
 
-@pytest.fixture(scope="module")
-def table_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def readable_scene(state: Any) -> np.ndarray:
+    """A rendered table with every component in view that the scanner reads back whole."""
+    from vision import recognise
     from vision.render import render_scene
 
-    game = find_game("habitats")
-    legal, illegal = _case("move_legal_head"), _case("move_not_in_line")
-    scenes = []
-    for doc in (legal["before"], illegal["after"], legal["after"]):
+    for seed in range(12):
         scene = render_scene(
-            "habitats", game.load_state(doc), condition="easy", seed=3,
+            "habitats", state, condition="easy", seed=seed,
             resolution=RESOLUTION, supersample=1, clutter=False, foreign=0,
         )
-        scenes.append(scene.image)
+        if scene.hidden:
+            continue
+        read = recognise(scene.jpeg, "habitats", players=state.players, options=state.options)
+        if set(read.state.placements) == set(state.placements):
+            return scene.image
+    raise AssertionError("no camera position of the renderer shows this table readably")
+
+
+@pytest.fixture(scope="module")
+def table_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    game = find_game("habitats")
+    legal, illegal = _case("move_legal_head"), _case("move_not_in_line")
+    scenes = [
+        readable_scene(game.load_state(doc))
+        for doc in (legal["before"], illegal["after"], legal["after"])
+    ]
     path = tmp_path_factory.mktemp("video") / "table.y4m"
     write_y4m(path, scenes)
     return path
