@@ -230,7 +230,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from companion.app import serve
 
     return serve(
-        host=args.host, port=args.port, lan=args.lan, camera=args.camera, debug=args.debug
+        host=args.host,
+        port=args.port,
+        lan=args.lan,
+        camera=args.camera,
+        debug=args.debug,
+        https=args.https,
     ) or EXIT_OK
 
 
@@ -291,6 +296,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=5000)
     p.add_argument("--lan", action="store_true", help="listen on the network (needs a join code)")
     p.add_argument("--camera", type=int, default=None, metavar="N", help="use host camera N")
+    p.add_argument(
+        "--https",
+        action="store_true",
+        help="serve HTTPS with a self-signed certificate (phones may then use their camera)",
+    )
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_serve)
     return parser

@@ -65,6 +65,25 @@ def allowed_hosts(host: str, network: bool) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
+def tls_certificate(instance_path: str, host: str) -> tuple[str, str]:
+    """A self-signed certificate kept in the instance folder, so phones may open their camera.
+
+    Browsers give ``getUserMedia`` only to pages on localhost or HTTPS; a phone joining over
+    the network needs HTTPS, and a certificate made once keeps the trust players gave it.
+    """
+    import os
+
+    from werkzeug.serving import make_ssl_devcert
+
+    base = os.path.join(instance_path, "tls")
+    cert, key = base + ".crt", base + ".key"
+    if not (os.path.exists(cert) and os.path.exists(key)):
+        os.makedirs(instance_path, exist_ok=True)
+        cert, key = make_ssl_devcert(base, host=host)
+        os.chmod(key, 0o600)
+    return cert, key
+
+
 def _fail(message: str) -> int:
     print(f"companion: {message}", file=sys.stderr)
     return EXIT_USAGE
@@ -76,6 +95,7 @@ def serve(
     lan: bool = False,
     camera: int | None = None,
     debug: bool = False,
+    https: bool = False,
 ) -> int:
     """Run the app until interrupted; returns a process exit code."""
     from werkzeug.serving import run_simple
@@ -96,11 +116,12 @@ def serve(
     shown = "localhost" if not network else (local_addresses() or [socket.gethostname()])[0]
     if ":" in shown:
         shown = f"[{shown}]"
+    scheme = "https" if https else "http"
     if network:
         code = join_code()
         config["JOIN_CODE"] = code
         config["JOIN_URLS"] = [
-            f"http://{a if ':' not in a else f'[{a}]'}:{port}/join?code={code}"
+            f"{scheme}://{a if ':' not in a else f'[{a}]'}:{port}/join?code={code}"
             for a in (local_addresses() or [socket.gethostname()])
         ]
     if camera is not None:
@@ -111,13 +132,29 @@ def serve(
         config["HOST_CAMERA"] = camera
     app = create_app(config)
     app.debug = debug
-    print(f"Table companion on http://{shown}:{port}/  (Ctrl+C to stop)")
+    ssl_context: tuple[str, str] | None = None
+    if https:
+        try:
+            ssl_context = tls_certificate(app.instance_path, shown.strip("[]"))
+        except (ImportError, OSError) as exc:
+            return _fail(f"cannot make the HTTPS certificate ({exc})")
+    print(f"Table companion on {scheme}://{shown}:{port}/  (Ctrl+C to stop)")
+    if https:
+        print("HTTPS with a certificate made on this machine: browsers ask once to trust it.")
     if network:
         print(f"Join code for phones and tablets: {config['JOIN_CODE']} (also shown as a QR code on this screen)")
     if camera is not None:
         print(f"Host camera {camera}: every browser sees its frames with the same overlay")
     try:
-        run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=debug)
+        run_simple(
+            host,
+            port,
+            app,
+            threaded=True,
+            use_reloader=False,
+            use_debugger=debug,
+            ssl_context=ssl_context,
+        )
     except OSError as exc:
         return _fail(f"cannot listen on {host}:{port} ({exc.strerror or exc})")
     finally:

@@ -54,3 +54,44 @@ def test_companion_serve_answers_on_localhost(tmp_path: Path) -> None:
     assert f"http://localhost:{port}/" in out
     assert (tmp_path / "instance" / "companion.sqlite").is_file()
     assert (tmp_path / "instance" / "secret_key").is_file()
+
+
+def test_companion_serve_https_keeps_its_certificate(tmp_path: Path) -> None:
+    """``--https`` serves TLS with a certificate made once and kept in the instance folder."""
+    import ssl
+
+    port = free_port()
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "COMPANION_INSTANCE": str(tmp_path / "instance")}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from companion.cli import main; sys.exit(main(sys.argv[1:]))",
+         "serve", "--port", str(port), "--https"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # self-signed: the browser asks the players once
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(
+                    f"https://127.0.0.1:{port}/healthz", timeout=2, context=context
+                ) as r:
+                    assert r.status == 200
+                    break
+            except (urllib.error.URLError, ConnectionError, ssl.SSLError):
+                assert proc.poll() is None, proc.communicate()[1]
+                assert time.monotonic() < deadline, "server did not come up"
+                time.sleep(0.2)
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+            raise AssertionError("plain HTTP was answered on the HTTPS port")
+        except (urllib.error.URLError, ConnectionError):
+            pass
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert f"https://localhost:{port}/" in out
+    key = tmp_path / "instance" / "tls.key"
+    assert (tmp_path / "instance" / "tls.crt").is_file() and key.is_file()
+    assert key.stat().st_mode & 0o077 == 0
