@@ -397,6 +397,13 @@ class HabitatsGame(BaseGame):
             keys = {pid: goal_key(goal.goal, v, f"extras.{GOAL_RESULTS}.{year}.{pid}") for pid, v in recorded.items()}
             texts = {pid: key_text(goal.goal, k) + " (recorded)" for pid, k in keys.items()}
         elif year_no == 3:
+            parkless = [p.id for p in state.players if self.park_of(state, p.id).entrance is None]
+            if parkless:
+                notes.append(
+                    f"year 3 goal {goal.name}: not scored, the ranking needs every park and"
+                    f" {', '.join(parkless)} has none on the table"
+                )
+                return {}
             measured = self.goal_measures(state, goal.goal)
             keys = {pid: k for pid, (k, _) in measured.items()}
             texts = {pid: t for pid, (_, t) in measured.items()}
