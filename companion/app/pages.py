@@ -12,7 +12,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    send_file,
     url_for,
 )
 from werkzeug.wrappers import Response as BaseResponse
@@ -74,7 +73,11 @@ def sample_photo(game_id: str, index: int) -> Response:
     photos = services.sample_photos(services.game_or_404(game_id).id)
     if not 0 <= index < len(photos):
         raise AppError(404, "no_sample", f"no sample photo {index} for {game_id}")
-    return send_file(photos[index], mimetype="image/jpeg", max_age=3600)
+    # Read whole (a few hundred KB): a streamed file is left open when a browser drops the request.
+    response = Response(photos[index].read_bytes(), mimetype="image/jpeg")
+    response.cache_control.public = True
+    response.cache_control.max_age = 3600
+    return response
 
 
 @bp.post("/try/<game_id>")
