@@ -65,6 +65,8 @@ class Space:
     y_mm: float
     w_mm: float
     h_mm: float
+    shape: Shape = Shape.RECT
+    """Outline printed on the board: a hex slot is a flat-top hexagon ``w_mm`` across corners."""
 
 
 @dataclass(frozen=True, slots=True)

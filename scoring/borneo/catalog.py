@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..catalog import ID_PATTERN, as_int, check_fields, read_data
-from ..model import Anchor, CatalogError, Space
+from ..model import Anchor, CatalogError, Shape, Space
 
 GAME_ID = "borneo"
 VINE = "vine"
@@ -160,7 +160,7 @@ class Platform:
     def spaces(self) -> tuple[Space, ...]:
         w = 2 * self.hex_radius_mm
         h = round(math.sqrt(3) * self.hex_radius_mm, 1)
-        return tuple(Space(s.name, *self.centre_mm(s), w, h) for s in self.slots)
+        return tuple(Space(s.name, *self.centre_mm(s), w, h, Shape.HEX) for s in self.slots)
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,8 +476,8 @@ def load_platforms() -> tuple[dict[str, Platform], tuple[Contact, ...]]:
             aw = f"{where} anchor[{j}]"
             check_fields(a, required=("tag", "x_mm", "y_mm", "size_mm"), where=aw)
             size = float(a["size_mm"])
-            if not 16 <= size <= 20:
-                raise CatalogError(f"{aw}: anchor tags are 16-20 mm, got {size}")
+            if not 16 <= size <= 24:
+                raise CatalogError(f"{aw}: anchor tags are 16-24 mm, got {size}")
             anchors.append(Anchor(as_int(a["tag"], aw, lo=0, hi=586), float(a["x_mm"]), float(a["y_mm"]), size))
         if len(anchors) < 3:
             raise CatalogError(f"{where}: a platform needs at least 3 anchor tags")
