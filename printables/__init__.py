@@ -1,7 +1,7 @@
 """Printables: catalog -> print-ready PDF sheets with a QR code and a fiducial tag on every component.
 
 ``build_pdf("habitats")`` is the complete edition (tiles, cards, tokens, boards) at true
-size on A4; ``what="stickers"`` prints every marker on a label sheet instead. The web app
+size on A4; ``what="stickers"`` prints every marker on label sheets instead. The web app
 streams the same bytes with ``iter_pdf``.
 """
 
@@ -19,10 +19,10 @@ from scoring.registry import find_game
 from .faces import game_title, render_face
 from .sheets import PAPERS, Section, draw_page, layout_pages, section_for, section_of
 from .stickers import (
-    DEFAULT_LABEL_SHEETS,
+    LABEL_FAMILIES,
     LABEL_LAYOUTS,
     StickerFitError,
-    choose_sheet,
+    assign_sheets,
     draw_sticker_page,
     sticker_pages,
 )
@@ -55,7 +55,7 @@ class PrintError(ValueError):
 def _check_args(
     what: str, paper: str, bleed_mm: float, start_label: int, label_sheet: str | None
 ) -> tuple[str, ...] | None:
-    """Validate the options; in sticker mode return the label sheets to try, in order."""
+    """Validate the options; in sticker mode return the label sheets to use, smallest labels first."""
     if what not in WHAT_CHOICES:
         raise PrintError(f"what must be one of {', '.join(WHAT_CHOICES)}, got {what!r}")
     if paper not in PAPER_CHOICES:
@@ -74,10 +74,12 @@ def _check_args(
         return None
     if label_sheet is not None and label_sheet not in LABEL_LAYOUTS:
         raise PrintError(f"label_sheet must be one of {', '.join(LABEL_SHEETS)}, got {label_sheet!r}")
-    names = (label_sheet,) if label_sheet is not None else DEFAULT_LABEL_SHEETS[paper]
-    least = min(LABEL_LAYOUTS[n].count for n in names)
-    if start_label > least:
-        raise PrintError(f"start_label must be within 1..{least} for this label sheet, got {start_label}")
+    names = (label_sheet,) if label_sheet is not None else LABEL_FAMILIES[paper]
+    # The first layout actually printed depends on the components: checked again once known.
+    most = max(LABEL_LAYOUTS[n].count for n in names)
+    if start_label > most:
+        which = "this label sheet" if label_sheet is not None else f"the {paper} label sheets"
+        raise PrintError(f"start_label must be within 1..{most} for {which}, got {start_label}")
     return names
 
 
@@ -106,15 +108,29 @@ def pdf_for_components(
     canvas.setCreator("table companion printables")
     if sheet_names is not None:
         try:
-            sheet, stickers = choose_sheet(game_id, components, sheet_names)
+            groups = assign_sheets(game_id, components, sheet_names)
         except StickerFitError as exc:
-            raise PrintError(f"{exc}; choose a larger label_sheet") from exc
-        if start_label > sheet.count:
-            raise PrintError(f"start_label must be within 1..{sheet.count} for {sheet.title}, got {start_label}")
-        paper_def = PAPERS[sheet.paper]
-        for number, page in enumerate(sticker_pages(stickers, sheet, start_label), start=1):
+            hint = "choose a larger label_sheet" if label_sheet is not None else "no label of this paper holds it"
+            raise PrintError(f"{exc}; {hint}") from exc
+        if groups and start_label > groups[0][0].count:
+            first = groups[0][0]
+            raise PrintError(
+                f"start_label must be within 1..{first.count} for {first.title} (the first label sheet),"
+                f" got {start_label}"
+            )
+        number = 0
+        for i, (sheet, stickers) in enumerate(groups):
+            paper_def = PAPERS[sheet.paper]
+            for page in sticker_pages(stickers, sheet, start_label if i == 0 else 1):
+                number += 1
+                canvas.setPageSize((paper_def.w * 72 / 25.4, paper_def.h * 72 / 25.4))
+                draw_sticker_page(canvas, title, page, sheet, number)
+                canvas.showPage()
+        if not groups:
+            paper_def = PAPERS[LABEL_LAYOUTS[sheet_names[0]].paper]
             canvas.setPageSize((paper_def.w * 72 / 25.4, paper_def.h * 72 / 25.4))
-            draw_sticker_page(canvas, title, page, sheet, number)
+            canvas.setFont("Helvetica", 12)
+            canvas.drawString(50, paper_def.h * 72 / 25.4 - 60, f"{title}: no components to print stickers for.")
             canvas.showPage()
     else:
         paper_def = PAPERS[paper]

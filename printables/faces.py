@@ -1,8 +1,8 @@
 """One description of every printed face, drawn by the PDF back end and by the raster back end.
 
 A ``Face`` is a list of primitives in millimetres on the upright face (origin top-left,
-y down, as in the catalogs): filled or stroked rectangles, text lines, and symbol module
-matrices (the QR code and the AprilTag). The PDF draws them as vectors; ``render_face``
+y down, as in the catalogs): filled or stroked rectangles and polygons (hex board spaces),
+text lines, and symbol module matrices (the QR code and the AprilTag). The PDF draws them as vectors; ``render_face``
 paints the same primitives into a BGR image with every module on exact pixel bounds, so
 the vision scene renderer can paste faces into synthetic table photos.
 """
@@ -22,7 +22,7 @@ import numpy as np
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from scoring.markers import MarkerBox, anchor_box, game_markers, marker_layout, outline_polygon
-from scoring.model import Component, Shape, UnknownGameError
+from scoring.model import Component, Shape, Space, UnknownGameError
 from scoring.payload import encode
 from scoring.registry import find_game
 
@@ -57,6 +57,16 @@ class Rect:
 
 
 @dataclass(frozen=True, slots=True)
+class Poly:
+    """A closed convex polygon (a hex board space); ``points`` in face mm, clockwise (y down)."""
+
+    points: tuple[tuple[float, float], ...]
+    fill: str | None = None
+    stroke: str | None = None
+    line_mm: float = 0.2
+
+
+@dataclass(frozen=True, slots=True)
 class Text:
     """One line of text; ``x, y`` is the left end of its baseline, ``size`` the font size in mm."""
 
@@ -81,7 +91,7 @@ class Symbol:
     kind: SymbolKind
 
 
-Item = Rect | Text | Symbol
+Item = Rect | Poly | Text | Symbol
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +183,56 @@ def shorten(text: str, size_mm: float, width_mm: float, bold: bool = False) -> s
     return text + "…" if text else ""
 
 
+Outline = tuple[tuple[float, float], ...]
+
+
+def space_outline(space: Space) -> Outline:
+    """A board space's printed outline in face mm, clockwise (y down).
+
+    Rectangles are ``w_mm x h_mm`` around the centre; a hex slot is the flat-top hexagon
+    ``w_mm`` across corners and ``h_mm`` across flats; a round space is its inscribed ellipse
+    (as a 48-gon). Every outline lies inside the space's ``w_mm x h_mm`` box.
+    """
+    w, h = space.w_mm, space.h_mm
+    x0, y0 = space.x_mm - w / 2, space.y_mm - h / 2
+    if space.shape is Shape.HEX:
+        unit = ((0.25, 0.0), (0.75, 0.0), (1.0, 0.5), (0.75, 1.0), (0.25, 1.0), (0.0, 0.5))
+    elif space.shape is Shape.ROUND:
+        unit = tuple(
+            (0.5 + 0.5 * math.cos(2 * math.pi * i / 48), 0.5 + 0.5 * math.sin(2 * math.pi * i / 48)) for i in range(48)
+        )
+    else:
+        unit = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+    return tuple((x0 + u * w, y0 + v * h) for u, v in unit)
+
+
+def boxes_touch_outline(
+    outline: Sequence[tuple[float, float]], x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray
+) -> np.ndarray:
+    """Whether each box ``[x0, x1] x [y0, y1]`` overlaps the convex ``outline`` (touching edges do not count).
+
+    Separating-axis test over the box axes and every edge normal of the outline, vectorised
+    over the boxes.
+    """
+    pts = np.asarray(outline, dtype=np.float64)
+    x0, y0, x1, y1 = (np.asarray(v, dtype=np.float64) for v in (x0, y0, x1, y1))
+    eps = 1e-9
+    hit = (x1 > pts[:, 0].min() + eps) & (x0 < pts[:, 0].max() - eps)
+    hit &= (y1 > pts[:, 1].min() + eps) & (y0 < pts[:, 1].max() - eps)
+    for i in range(len(pts)):
+        ex, ey = pts[(i + 1) % len(pts)] - pts[i]
+        nx, ny = -ey, ex
+        norm = math.hypot(nx, ny)
+        if norm == 0:
+            continue
+        nx, ny = nx / norm, ny / norm
+        proj = pts[:, 0] * nx + pts[:, 1] * ny
+        lo = np.minimum(x0 * nx, x1 * nx) + np.minimum(y0 * ny, y1 * ny)
+        hi = np.maximum(x0 * nx, x1 * nx) + np.maximum(y0 * ny, y1 * ny)
+        hit &= (hi > proj.min() + eps) & (lo < proj.max() - eps)
+    return hit
+
+
 def _inside_grid(shape: Shape, w: float, h: float, xs: np.ndarray, ys: np.ndarray, margin: float) -> np.ndarray:
     """Vectorised ``inside_face`` over the points ``(xs, ys)``."""
     if shape is Shape.ROUND:
@@ -190,9 +250,18 @@ def _inside_grid(shape: Shape, w: float, h: float, xs: np.ndarray, ys: np.ndarra
 
 
 def largest_free_rect(
-    w: float, h: float, blocked: Sequence[tuple[float, float, float, float]], shape: Shape, *, margin: float
+    w: float,
+    h: float,
+    blocked: Sequence[tuple[float, float, float, float]],
+    shape: Shape,
+    *,
+    margin: float,
+    outlines: Sequence[Outline] = (),
 ) -> tuple[float, float, float, float]:
-    """The largest axis-aligned rectangle ``(x, y, w, h)`` of the face clear of ``blocked`` and the outline."""
+    """The largest axis-aligned rectangle ``(x, y, w, h)`` of the face clear of ``blocked`` and the outline.
+
+    ``outlines`` are further convex keep-out areas (board spaces), taken at their real shape.
+    """
     cell = max(1.5, max(w, h) / 50)
     cols, rows = max(1, int(w / cell)), max(1, int(h / cell))
     gx, gy = np.meshgrid(np.arange(cols) * cell, np.arange(rows) * cell)
@@ -206,6 +275,8 @@ def largest_free_rect(
         r0 = max(0, int(math.floor((by - margin) / cell)))
         r1 = min(rows, int(math.ceil((by + bh + margin) / cell)))
         free[r0:r1, c0:c1] = False
+    for outline in outlines:
+        free &= ~boxes_touch_outline(outline, gx - margin, gy - margin, gx + cell + margin, gy + cell + margin)
     best_area = 0
     best = (0.0, 0.0, 0.0, 0.0)
     heights = np.zeros(cols, dtype=int)
@@ -289,14 +360,10 @@ def front_face(game_id: str, c: Component) -> Face:
     ink = ink_on(c.colour)
     items: list[Item] = []
     blocked: list[tuple[float, float, float, float]] = []
+    outlines: list[Outline] = []
     for space in c.spaces:
-        sx, sy = space.x_mm - space.w_mm / 2, space.y_mm - space.h_mm / 2
-        items.append(Rect(sx, sy, space.w_mm, space.h_mm, fill=shade(c.colour, 1.25), stroke=ink, line_mm=0.3))
-        label_size = min(3.0, max(1.6, space.h_mm / 6))
-        name = shorten(printable_text(space.name), label_size, space.w_mm - 1)
-        items.append(Text(sx + 0.6, sy + 0.6 + label_size, label_size, name, BLACK, False,
-                          text_width(name, label_size)))
-        blocked.append((sx, sy, space.w_mm, space.h_mm))
+        items.extend(space_items(space, c.colour, ink))
+        outlines.append(space_outline(space))
     rule = game_markers(game_id).rule
     for a in c.anchors:
         box = anchor_box(a.size_mm, a.x_mm, a.y_mm, rule)
@@ -307,9 +374,33 @@ def front_face(game_id: str, c: Component) -> Face:
     if layout.qr is not None:
         items.extend(_symbol_items(layout.qr, qr_matrix(encode(game_id, c.id)), SymbolKind.QR))
         blocked.append(layout.qr.outer)
-    free = largest_free_rect(w, h, blocked, c.shape, margin=0.6)
+    free = largest_free_rect(w, h, blocked, c.shape, margin=0.6, outlines=outlines)
     items.extend(text_block(free, c.name, c.lines, ink, small=c.id))
     return Face(w, h, c.shape, c.colour, tuple(items))
+
+
+def space_items(space: Space, colour: str, ink: str) -> tuple[Item, ...]:
+    """A board space: its outline (rectangle, hexagon or ellipse) filled a lighter shade, and its name.
+
+    The name sits at the top of the space: left-aligned in a rectangle, centred under the
+    top edge of a hexagon or ellipse, whose top corners are outside the outline.
+    """
+    sx, sy, sw, sh = space.x_mm - space.w_mm / 2, space.y_mm - space.h_mm / 2, space.w_mm, space.h_mm
+    fill = shade(colour, 1.25)
+    label_size = min(3.0, max(1.6, sh / 6))
+    if space.shape is Shape.RECT:
+        outline: Item = Rect(sx, sy, sw, sh, fill=fill, stroke=ink, line_mm=0.3)
+        name = shorten(printable_text(space.name), label_size, sw - 1)
+        x = sx + 0.6
+    else:
+        outline = Poly(space_outline(space), fill=fill, stroke=ink, line_mm=0.3)
+        # hexagon: the top edge is w/2 long; ellipse: 0.15 h down it is 0.71 w wide
+        room = sw / 2 - 1.2 if space.shape is Shape.HEX else 0.6 * sw - 1.2
+        name = shorten(printable_text(space.name), label_size, max(room, 0.0))
+        x = space.x_mm - text_width(name, label_size) / 2
+    top = {Shape.RECT: 0.6, Shape.HEX: 0.9}.get(space.shape, 0.15 * sh)
+    label = Text(x, sy + top + label_size, label_size, name, BLACK, False, text_width(name, label_size))
+    return (outline, label) if name else (outline,)
 
 
 def back_face(game_id: str, c: Component) -> Face:
@@ -395,6 +486,8 @@ def rasterise(face: Face, ppm: float) -> np.ndarray:
             if item.stroke is not None:
                 t = max(1, _px(item.line_mm, ppm))
                 cv2.rectangle(img, (x0, y0), (x1 - 1, y1 - 1), _bgr(item.stroke), t)
+        elif isinstance(item, Poly):
+            _paint_poly(img, item, ppm)
         elif isinstance(item, Symbol):
             _paint_symbol(img, item, ppm)
         else:
@@ -402,6 +495,20 @@ def rasterise(face: Face, ppm: float) -> np.ndarray:
     if face.shape is not Shape.RECT:
         img[mask == 0] = 255  # paper outside the cut line, as on the printed sheet
     return img
+
+
+_SHIFT = 4  # cv2 fixed-point bits: polygon corners to 1/16 pixel
+
+
+def _paint_poly(img: np.ndarray, p: Poly, ppm: float) -> None:
+    """Fill and stroke a polygon; pixel (i, j) covers [i, i + 1) like the rectangles, so corners sit 0.5 px in."""
+    pts = np.array([[x * ppm - 0.5, y * ppm - 0.5] for x, y in p.points], dtype=np.float64)
+    fixed = np.round(pts * (1 << _SHIFT)).astype(np.int32)
+    if p.fill is not None:
+        cv2.fillPoly(img, [fixed], _bgr(p.fill), cv2.LINE_8, _SHIFT)
+    if p.stroke is not None:
+        t = max(1, _px(p.line_mm, ppm))
+        cv2.polylines(img, [fixed], True, _bgr(p.stroke), t, cv2.LINE_8, _SHIFT)
 
 
 def _paint_symbol(img: np.ndarray, s: Symbol, ppm: float) -> None:

@@ -14,7 +14,7 @@ from reportlab.pdfgen.canvas import Canvas
 from scoring.markers import outline_polygon
 from scoring.model import Shape
 
-from .faces import FONT, FONT_BOLD, PT_PER_MM, Face, Rect, Symbol, Text, rgb
+from .faces import FONT, FONT_BOLD, PT_PER_MM, Face, Poly, Rect, Symbol, Text, rgb
 from .symbols import dark_runs
 
 CUT_GREY = "#8c8c8c"
@@ -90,6 +90,8 @@ def draw_face(canvas: Canvas, face: Face, x: float, y: float, *, bleed: float = 
             if item.stroke is not None:
                 _stroke(canvas, item.stroke, item.line_mm)
             canvas.drawPath(p, fill=int(item.fill is not None), stroke=int(item.stroke is not None))
+        elif isinstance(item, Poly):
+            draw_poly(canvas, item, x, y)
         elif isinstance(item, Symbol):
             draw_symbol(canvas, item, x, y)
         else:
@@ -98,6 +100,21 @@ def draw_face(canvas: Canvas, face: Face, x: float, y: float, *, bleed: float = 
     if cut_line:
         _stroke(canvas, CUT_GREY, HAIRLINE_MM)
         canvas.drawPath(outline_path(canvas, face, x, y), fill=0, stroke=1)
+
+
+def draw_poly(canvas: Canvas, poly: Poly, x: float, y: float) -> None:
+    """A filled and/or stroked closed polygon (hex board spaces)."""
+    p = canvas.beginPath()
+    (x0, y0), *rest = poly.points
+    p.moveTo(x + x0, y + y0)
+    for px, py in rest:
+        p.lineTo(x + px, y + py)
+    p.close()
+    if poly.fill is not None:
+        _fill(canvas, poly.fill)
+    if poly.stroke is not None:
+        _stroke(canvas, poly.stroke, poly.line_mm)
+    canvas.drawPath(p, fill=int(poly.fill is not None), stroke=int(poly.stroke is not None))
 
 
 def draw_symbol(canvas: Canvas, s: Symbol, x: float, y: float) -> None:

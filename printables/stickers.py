@@ -3,6 +3,8 @@
 A sticker carries a component's tag and QR code exactly as on the printed face (same
 sizes, same relative offset) when both fit one label, otherwise one sticker per symbol;
 board anchor tags get a sticker each. The caption says where on the component it goes.
+Each component goes on the smallest label of the paper's label family that holds its
+markers, so one print may use two layouts (small and large labels), each on its own pages.
 Labels before ``start_label`` on the first sheet are left blank, so a partly used sheet
 can be fed again.
 """
@@ -70,8 +72,12 @@ LABEL_LAYOUTS: dict[str, LabelSheet] = {
                    4.0 * _INCH, 2.0 * _INCH, 2, 5, 0.15625 * _INCH, 0.5 * _INCH, 4.1875 * _INCH, 2.0 * _INCH),
     )
 }
-#: Without an explicit label sheet, the first of these that holds every sticker of the request.
-DEFAULT_LABEL_SHEETS = {"a4": ("avery-l7160", "avery-l7165"), "letter": ("avery-5160", "avery-5163")}
+#: Without an explicit label sheet, each component's stickers go on the first (smallest-label)
+#: layout of its paper's family that holds them all; a request may use several layouts.
+LABEL_FAMILIES = {
+    "a4": ("avery-l7160", "avery-l7163", "avery-l7165"),
+    "letter": ("avery-5160", "avery-5163"),
+}
 
 
 class StickerFitError(ValueError):
@@ -104,46 +110,80 @@ def _corner_words(box: MarkerBox, w: float, h: float) -> str:
     return f"{vert}-{horiz}, {box.x_mm:.1f}/{box.y_mm:.1f} mm from the top-left corner"
 
 
-def stickers_for(game_id: str, components: Sequence[Component], sheet: LabelSheet) -> list[Sticker]:
-    """Stickers for every marker: tag and QR together when they fit one label, anchors alone."""
+def _size(s: Sticker) -> tuple[float, float]:
+    _, _, uw, uh = _union([p[0] for p in s.symbols])
+    return uw, uh
+
+
+def fits(s: Sticker, sheet: LabelSheet) -> bool:
+    """Whether a sticker's symbols (quiet zones included) fit one label of ``sheet``."""
+    uw, uh = _size(s)
+    return uw <= sheet.label_w + 1e-9 and uh <= sheet.label_h + 1e-9
+
+
+def component_stickers(game_id: str, c: Component, sheet: LabelSheet) -> list[Sticker]:
+    """One component's stickers for ``sheet``: tag and QR together when they fit one label, anchors alone."""
     rule = game_markers(game_id).rule
+    w, h = c.size_mm
+    layout = marker_layout(game_id, c)
+    parts: list[tuple[MarkerBox, SymbolKind, int | str]] = [(layout.tag, SymbolKind.TAG, c.tag)]
+    if layout.qr is not None:
+        parts.append((layout.qr, SymbolKind.QR, encode(game_id, c.id)))
     out: list[Sticker] = []
-    for c in components:
-        w, h = c.size_mm
-        layout = marker_layout(game_id, c)
-        parts: list[tuple[MarkerBox, SymbolKind, int | str]] = [(layout.tag, SymbolKind.TAG, c.tag)]
-        if layout.qr is not None:
-            parts.append((layout.qr, SymbolKind.QR, encode(game_id, c.id)))
-        _, _, uw, uh = _union([p[0] for p in parts])
-        if uw <= sheet.label_w and uh <= sheet.label_h:
-            where = "tag " + _corner_words(layout.tag, w, h)
-            out.append(Sticker(c, tuple(parts), where))
-        else:
-            for part in parts:
-                label = "tag" if part[1] is SymbolKind.TAG else "QR"
-                out.append(Sticker(c, (part,), f"{label} {_corner_words(part[0], w, h)}"))
-        for a in c.anchors:
-            box = anchor_box(a.size_mm, a.x_mm, a.y_mm, rule)
-            out.append(Sticker(c, ((box, SymbolKind.TAG, a.tag),), f"anchor centred at {a.x_mm:g}/{a.y_mm:g} mm"))
-    for s in out:
-        _, _, uw, uh = _union([p[0] for p in s.symbols])
-        if uw > sheet.label_w or uh > sheet.label_h:
-            raise StickerFitError(
-                f"{s.component.id}: its {uw:.1f} x {uh:.1f} mm marker sticker does not fit a {sheet.title} label"
-            )
+    together = Sticker(c, tuple(parts), "tag " + _corner_words(layout.tag, w, h))
+    if fits(together, sheet):
+        out.append(together)
+    else:
+        for part in parts:
+            label = "tag" if part[1] is SymbolKind.TAG else "QR"
+            out.append(Sticker(c, (part,), f"{label} {_corner_words(part[0], w, h)}"))
+    for a in c.anchors:
+        box = anchor_box(a.size_mm, a.x_mm, a.y_mm, rule)
+        out.append(Sticker(c, ((box, SymbolKind.TAG, a.tag),), f"anchor centred at {a.x_mm:g}/{a.y_mm:g} mm"))
     return out
 
 
-def choose_sheet(game_id: str, components: Sequence[Component], names: Sequence[str]) -> tuple[LabelSheet, list[Sticker]]:
-    """The first label sheet of ``names`` that holds every sticker, with those stickers."""
-    problem = ""
-    for name in names:
-        sheet = LABEL_LAYOUTS[name]
-        try:
-            return sheet, stickers_for(game_id, components, sheet)
-        except StickerFitError as exc:
-            problem = str(exc)
-    raise StickerFitError(problem)
+def _misfit(stickers: Sequence[Sticker], sheet: LabelSheet) -> str | None:
+    for s in stickers:
+        if not fits(s, sheet):
+            uw, uh = _size(s)
+            return f"{s.component.id}: its {uw:.1f} x {uh:.1f} mm marker sticker does not fit a {sheet.title} label"
+    return None
+
+
+def stickers_for(game_id: str, components: Sequence[Component], sheet: LabelSheet) -> list[Sticker]:
+    """Every component's stickers on one layout (StickerFitError if a marker is larger than its label)."""
+    out: list[Sticker] = []
+    for c in components:
+        stickers = component_stickers(game_id, c, sheet)
+        problem = _misfit(stickers, sheet)
+        if problem:
+            raise StickerFitError(problem)
+        out.extend(stickers)
+    return out
+
+
+def assign_sheets(
+    game_id: str, components: Sequence[Component], names: Sequence[str]
+) -> list[tuple[LabelSheet, list[Sticker]]]:
+    """Each component on the first layout of ``names`` (smallest labels first) that holds all its stickers.
+
+    Returns the layouts actually used, in the order of ``names``, each with its stickers in
+    catalog order; StickerFitError names a component whose markers fit none of them.
+    """
+    sheets = [LABEL_LAYOUTS[n] for n in names]
+    groups: dict[str, list[Sticker]] = {n: [] for n in names}
+    for c in components:
+        problem = ""
+        for sheet in sheets:
+            stickers = component_stickers(game_id, c, sheet)
+            problem = _misfit(stickers, sheet) or ""
+            if not problem:
+                groups[sheet.name].extend(stickers)
+                break
+        else:
+            raise StickerFitError(problem)
+    return [(LABEL_LAYOUTS[n], groups[n]) for n in names if groups[n]]
 
 
 def sticker_face(s: Sticker, sheet: LabelSheet) -> Face:

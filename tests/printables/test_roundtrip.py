@@ -96,6 +96,16 @@ def test_sticker_sheets_decode_every_marker_exactly_once(game: str) -> None:
     _check_agree(game, components, result, same_page=False)
 
 
+@pytest.mark.parametrize("game", game_ids())
+def test_letter_sticker_sheets_decode_every_marker_exactly_once(game: str) -> None:
+    """Letter stickers may use two label layouts (5160 and 5163); every marker still prints once, true size."""
+    components = find_game(game).components()
+    result = _scan(game, "stickers", "letter")
+    assert all(size == pytest.approx(LETTER_PT, abs=0.05) for size in result.page_sizes_pt)
+    _check_once(game, components, result)
+    _check_agree(game, components, result, same_page=False)
+
+
 def test_letter_paper_edition_round_trips() -> None:
     game = game_ids()[-1]
     components = find_game(game).components()
