@@ -1,6 +1,6 @@
 """The text carried by every printed QR code: one grammar for every game.
 
-``<GAME><EDITION>/<COMPONENT>*<CHECK>``, e.g. ``HA1/T042*K``:
+``<GAME><EDITION>/<COMPONENT>*<CHECK>``, e.g. ``HA1/T042*E``:
 
 - GAME: two letters naming the game (HA, BI, RF, BO, PH);
 - EDITION: one digit, the print edition whose catalog assigns the ids;
