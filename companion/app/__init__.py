@@ -56,6 +56,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
     db.init_app(app)
+    from .store import local_time
+
+    app.add_template_filter(local_time, "local_time")
     security.init_app(app)
     errors.init_app(app)
 

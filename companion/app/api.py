@@ -472,7 +472,7 @@ def bgstats(play: store.Play) -> dict[str, Any]:
     bgg = getattr(game, "bgg_id", None) or BGG_IDS.get(game.id)
     if bgg:
         game_doc["bggId"] = int(bgg)
-    started = play.created_at.replace("T", " ")[:19]
+    started = store.local_time(play.created_at, "%Y-%m-%d %H:%M:%S")  # BG Stats reads local time
     doc: dict[str, Any] = {
         "sourceName": "Table companion",
         "sourcePlayId": play.id,

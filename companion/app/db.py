@@ -40,6 +40,12 @@ def migrate(conn: sqlite3.Connection) -> int:
             continue
         conn.execute("BEGIN IMMEDIATE")
         try:
+            # Read again under the write lock: another companion starting on the same folder
+            # may have applied this migration while this one waited for the lock.
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if number <= version:
+                conn.execute("COMMIT")
+                continue
             for statement in _statements(sql):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number:d}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import ipaddress
 import secrets
 import socket
@@ -98,7 +99,7 @@ def serve(
     https: bool = False,
 ) -> int:
     """Run the app until interrupted; returns a process exit code."""
-    from werkzeug.serving import run_simple
+    from werkzeug.serving import make_server
 
     from . import create_app
     from .camera import HostCamera
@@ -138,27 +139,58 @@ def serve(
             ssl_context = tls_certificate(app.instance_path, shown.strip("[]"))
         except (ImportError, OSError) as exc:
             return _fail(f"cannot make the HTTPS certificate ({exc})")
-    print(f"Table companion on {scheme}://{shown}:{port}/  (Ctrl+C to stop)")
-    if https:
-        print("HTTPS with a certificate made on this machine: browsers ask once to trust it.")
-    if network:
-        print(f"Join code for phones and tablets: {config['JOIN_CODE']} (also shown as a QR code on this screen)")
-    if camera is not None:
-        print(f"Host camera {camera}: every browser sees its frames with the same overlay")
+    # The port is taken before anything says the companion is on it: a busy port is one
+    # line and status 2, like every other mistake in what the command was given.
     try:
-        run_simple(
-            host,
-            port,
-            app,
-            threaded=True,
-            use_reloader=False,
-            use_debugger=debug,
-            ssl_context=ssl_context,
-        )
+        listener = _listen(host, port)
     except OSError as exc:
-        return _fail(f"cannot listen on {host}:{port} ({exc.strerror or exc})")
+        _stop_camera(app)
+        hint = "; is the companion already running? Try --port" if exc.errno == errno.EADDRINUSE else ""
+        return _fail(f"cannot listen on {host}:{port} ({exc.strerror or exc}){hint}")
+    application: Any = app
+    if debug:
+        from werkzeug.debug import DebuggedApplication
+
+        application = DebuggedApplication(app, evalex=True)
+    try:
+        server = make_server(
+            host, port, application, threaded=True, ssl_context=ssl_context, fd=listener.fileno()
+        )
     finally:
-        cam = app.extensions.get("host_camera")
-        if cam is not None:
-            cam.stop()
+        listener.close()  # the server holds its own copy of the socket
+    print(f"Table companion on {scheme}://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
+    if https:
+        print("HTTPS with a certificate made on this machine: browsers ask once to trust it.", flush=True)
+    if network:
+        print(
+            f"Join code for phones and tablets: {config['JOIN_CODE']} (also shown as a QR code on this screen)",
+            flush=True,
+        )
+    if camera is not None:
+        print(f"Host camera {camera}: every browser sees its frames with the same overlay", flush=True)
+    print(f"Saved games are kept in {app.config['DATABASE']}", flush=True)
+    try:
+        server.serve_forever()  # returns on Ctrl+C, the socket closed
+    finally:
+        _stop_camera(app)
     return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port, or the OSError saying why not."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _stop_camera(app: Any) -> None:
+    cam = app.extensions.get("host_camera")
+    if cam is not None:
+        cam.stop()

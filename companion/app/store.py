@@ -70,6 +70,22 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def local_time(stamp: str | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """A stored time (ISO 8601, UTC) as the clock on the table's wall shows it.
+
+    The companion runs at the table, so this machine's time zone is the players' one.
+    """
+    if not stamp:
+        return ""
+    try:
+        when = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone().strftime(fmt)
+
+
 def _play(row: Any) -> Play:
     players = tuple(
         Player(PlayerId(p["id"]), p["name"], p.get("colour", ""), p.get("seat", i))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
@@ -275,3 +276,49 @@ def test_history_lists_a_state_the_rules_no_longer_accept(app, client: FlaskClie
     page = client.get(f"/history/{play}")
     assert page.status_code == 200
     assert "unknown component &#39;GONE&#39;" in page.get_data(as_text=True)
+
+
+def test_times_are_shown_on_the_tables_clock(app: Any, client: FlaskClient, token: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stored in UTC; pages and the BG Stats play date show this machine's local time."""
+    import time
+
+    from companion.app.db import connect
+
+    monkeypatch.setenv("TZ", "TABLE+5")  # five hours behind UTC, no time-zone data needed
+    time.tzset()
+    try:
+        play = new_play(client, token)["id"]
+        conn = connect(app.config["DATABASE"])
+        conn.execute(
+            "UPDATE play SET created_at = ?, finished_at = ? WHERE id = ?",
+            ("2026-07-01T12:00:00+00:00", "2026-07-01T13:30:00+00:00", play),
+        )
+        conn.close()
+        for url in ("/", "/history/", f"/history/{play}"):
+            page = client.get(url).get_data(as_text=True)
+            assert "2026-07-01 07:00" in page and "2026-07-01 12:00" not in page, url
+        assert "finished 2026-07-01 08:30" in client.get(f"/history/{play}").get_data(as_text=True)
+        data = client.get(f"/api/plays/{play}/bgstats").get_json()["data"]
+        assert data["playDate"] == "2026-07-01 07:00:00"
+        assert data["durationMin"] == 90
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_replay_writes_cells_as_the_table_page_does(app: Any, client: FlaskClient) -> None:
+    """'park:yellow 1,-3' as on the table page, not a Python list broken over two lines."""
+    from companion.app import services, store
+    from scoring import find_game
+
+    game = find_game("habitats")
+    with app.app_context():
+        players = services.parse_players(services.example_players(game))
+        play = store.create_play(game.id, "Replay", players, {})
+        state = services.with_seats(services.load_state(game, game.example_state()), players, {})
+        store.append(play.id, services.state_doc(state), [], {}, "manual")
+    page = client.get(f"/history/{play.id}/replay?seq=1").get_data(as_text=True)
+    placed = next(p for p in state.placements if isinstance(p.cell, tuple))
+    x, y = placed.cell
+    assert f"({placed.component}) to {placed.area} {x},{y}</li>" in page
+    assert "[" not in page.split("<h2>The move</h2>")[1].split("</ul>")[0]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
+from typing import Any
 
 from companion.app import create_app
 from companion.app.db import connect, migrate, migrations
@@ -31,6 +33,39 @@ def test_migrate_is_idempotent(tmp_path: Path) -> None:
     assert migrate(conn) == len(migrations())
     assert migrate(conn) == len(migrations())
     conn.close()
+
+
+def test_two_companions_starting_at_once_migrate_once(tmp_path: Path, monkeypatch: Any) -> None:
+    """Both read version 0 before either migrates: the second must not create the tables again."""
+    from companion.app import db
+
+    real = db.migrations
+    both_read = threading.Barrier(2, timeout=10)
+
+    def after_reading_the_version() -> list[tuple[int, str]]:
+        both_read.wait()
+        return real()
+
+    monkeypatch.setattr(db, "migrations", after_reading_the_version)
+    path = str(tmp_path / "x.sqlite")
+    connect(path).execute("PRAGMA journal_mode = WAL").fetchone()
+    results: list[Any] = []
+
+    def start() -> None:
+        conn = connect(path)
+        try:
+            results.append(migrate(conn))
+        except sqlite3.Error as exc:  # "table play already exists" before the fix
+            results.append(exc)
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=start) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert results == [len(real()), len(real())]
 
 
 def test_plays_survive_a_restart(tmp_path: Path) -> None:

@@ -34,3 +34,10 @@ const Companion = (() => {
 
   return { request, postJSON, postForm, el, clear };
 })();
+
+/* A form with data-confirm (deleting a saved game) asks before it is sent. */
+document.querySelectorAll("form[data-confirm]").forEach((form) => {
+  form.addEventListener("submit", (event) => {
+    if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+  });
+});

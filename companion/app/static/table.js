@@ -156,6 +156,7 @@
     box.className = "card " + (pinned.violations.length ? "illegal" : "legal");
     const ml = $("move-list"); clear(ml);
     const items = moveItems(pinned.move);
+    if (!items.length) ml.append(el("li", { class: "muted" }, "No component on a space of the table."));
     for (const t of items.slice(0, 30)) ml.append(el("li", {}, t));
     if (items.length > 30) ml.append(el("li", { class: "muted" }, `… and ${items.length - 30} more`));
     const vl = $("violation-list"); clear(vl);
@@ -176,6 +177,8 @@
 
   function handle(result, { still: single }) {
     lastResult = result;
+    // A new photo replaces the last one: its proposal, not the previous photo's, is on screen.
+    if (single && pinned) { pinned = null; showProposal(); }
     showSeen(result);
     drawOverlay(result);
     if (result.state_error) {
@@ -202,17 +205,35 @@
   }
 
   // -- sending frames -------------------------------------------------------------------
+  /* A photo that could not be read leaves nothing of the previous one behind: no outlines,
+     no list, no proposal the players could accept for a picture no longer on screen. */
+  function forgetPhoto(message) {
+    lastResult = null; lastKey = null; pinned = null; dismissedKey = null;
+    showProposal();
+    still.hidden = true; still.removeAttribute("src");
+    drawOverlay(null);
+    clear($("seen"));
+    $("problems").textContent = ""; $("problems").className = "muted";
+    $("status").textContent = message;
+  }
+
   async function send(form, opts) {
     inflight = true;
     const t0 = performance.now();
     try {
       const r = await Companion.postForm(page.urls.frames, form);
       const ms = Math.round(performance.now() - t0);
-      if (!r.ok) { $("status").textContent = (r.body && r.body.message) || `The scan failed (${r.status}).`; return; }
+      if (!r.ok) {
+        const why = ((r.body && r.body.message) || `the scan failed (${r.status})`).replace(/\.$/, "");
+        if (opts.still) forgetPhoto(`This photo could not be read: ${why}.`);
+        else $("status").textContent = `This frame could not be read: ${why}.`;
+        return;
+      }
       $("status").textContent = `Frame read in ${ms} ms (recognition ${r.body.elapsed_ms} ms).`;
       handle(r.body, opts);
     } catch (e) {
-      $("status").textContent = "The companion did not answer; retrying.";
+      if (opts.still) forgetPhoto("The companion did not answer: try the photo again.");
+      else $("status").textContent = "The companion did not answer; retrying.";
     } finally { inflight = false; }
   }
 
@@ -325,7 +346,9 @@
       $("status").textContent = accepted ? `Back to state ${accepted}.` : "Back to the empty table.";
       pinned = null; dismissedKey = null; lastKey = null; showProposal();
     } else {
-      $("status").textContent = (r.body && r.body.message) || "Nothing to undo.";
+      $("status").textContent = r.body && r.body.error === "nothing_to_undo"
+        ? "Nothing to undo: no move has been accepted yet."
+        : (r.body && r.body.message) || `Undo failed (${r.status}).`;
     }
   });
 
