@@ -164,6 +164,10 @@ def cmd_print(args: argparse.Namespace) -> int:
     import printables
 
     game = find_game(args.game)
+    if args.what not in ("all", "stickers"):
+        have = sorted({printables.section_for(game.id, c.kind).value for c in game.components()})
+        if args.what not in have:
+            _fail(f"{game.name} has no {args.what} to print; it has {', '.join(have)}")
     try:
         data = printables.build_pdf(
             game.id,
@@ -174,7 +178,10 @@ def cmd_print(args: argparse.Namespace) -> int:
             label_sheet=args.label_sheet,
         )
     except printables.PrintError as exc:
-        _fail(str(exc))
+        message = str(exc)
+        for name, option in (("label_sheet", "--label-sheet"), ("bleed_mm", "--bleed"), ("start_label", "--start-label")):
+            message = message.replace(name, option)
+        _fail(message)
     out = Path(args.output)
     try:
         out.write_bytes(data)
@@ -212,8 +219,12 @@ def cmd_scan(args: argparse.Namespace) -> int:
     print()
     print(f"Recognised {len(rec.components)} component(s):")
     for c in rec.components:
-        cell = cell_to_json(c.cell)
-        print(f"  {c.payload:<20} {c.area or '-':<16} cell {cell!s:<10} rotation {c.rotation}")
+        if c.area is None:
+            print(f"  {c.payload:<20} not on a space of the table")
+            continue
+        where = f"cell {cell_to_json(c.cell)!s:<10}" if c.cell is not None else " " * 15
+        turn = f" rotation {c.rotation}" if c.rotation is not None else ""
+        print(f"  {c.payload:<20} {c.area:<16} {where}{turn}")
     problems = rec.to_dict()
     for key in ("unreadable", "foreign", "duplicated", "disagreements"):
         items = problems.get(key) or []

@@ -92,3 +92,18 @@ def test_bad_inputs_give_one_line_and_exit_2(
         assert code == 2, argv
         assert message in err, (argv, err)
         assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_print_errors_speak_of_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path / "x.pdf")
+    code, _, err = run(capsys, "print", "phylo", "--what", "tiles", "-o", out)
+    assert code == 2 and "PHYLO has no tiles to print; it has cards" in err
+    assert not (tmp_path / "x.pdf").exists()
+    code, _, err = run(capsys, "print", "habitats", "--what", "stickers", "--label-sheet", "nope", "-o", out)
+    assert code == 2 and "--label-sheet must be one of" in err
+    code, _, err = run(capsys, "print", "habitats", "--bleed", "9", "-o", out)
+    assert code == 2 and "--bleed must be within 0..5 mm" in err
+    code, out_text, _ = run(capsys, "print", "phylo", "--what", "cards", "-o", out)
+    assert code == 0 and (tmp_path / "x.pdf").read_bytes().startswith(b"%PDF")
