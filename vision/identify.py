@@ -329,9 +329,84 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
                         f" on the same face is {f.text!r} ({f.reason})",
                     )
                 )
+    disagreements.extend(_tags_of_another_game(sightings, foreign, catalog, rejected, used_foreign))
     return Identified(
         tuple(s for s in sightings if id(s) not in rejected),
         tuple(f for k, f in enumerate(foreign) if k not in used_foreign),
         tuple(duplicated),
         tuple(disagreements),
     )
+
+
+def _other_game_faces(foreign: Sequence[Foreign]) -> list[tuple[int, Foreign, np.ndarray]]:
+    """Faces of other games' components whose QR code was read: (index, code, image outline)."""
+    out: list[tuple[int, Foreign, np.ndarray]] = []
+    for k, f in enumerate(foreign):
+        if f.detection.kind is not MarkerKind.QR:
+            continue
+        ref = parse_payload(f.text)
+        if not isinstance(ref, ComponentRef):
+            continue
+        mark = catalog_for(ref.game).qr_marks.get(ref.component)
+        if mark is None:
+            continue
+        w, h = mark.component.size_mm
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
+        out.append((k, f, apply_homography(_mark_homography(f.detection, mark), corners)))
+    return out
+
+
+def _tags_of_another_game(
+    sightings: Sequence[Sighting],
+    foreign: Sequence[Foreign],
+    catalog: Catalog,
+    rejected: set[int],
+    used_foreign: set[int],
+) -> list[Disagreement]:
+    """Tags are numbered per game, so a tag read alone may belong to another game's component.
+
+    A tag-only sighting is not trusted when it lies on the face of another game's component
+    whose QR code was read, or when the frame shows three or more codes of other games and
+    none of this one (the photo is most likely of another game's table).
+    """
+    faces = _other_game_faces(foreign)
+    if not faces:
+        return []
+    own_codes = sum(1 for s in sightings if any(m.role is MarkRole.QR for m in s.marks))
+    wrong_table = own_codes == 0 and len(faces) >= 3
+    out: list[Disagreement] = []
+    for s in sightings:
+        if id(s) in rejected or any(m.role is not MarkRole.TAG for m in s.marks):
+            continue
+        centre = s.detections[0].centre
+        hit = next(
+            (
+                (k, f)
+                for k, f, outline in faces
+                if cv2.pointPolygonTest(
+                    outline.astype(np.float32).reshape(-1, 1, 2),
+                    (float(centre[0]), float(centre[1])),
+                    False,
+                )
+                >= 0
+            ),
+            None,
+        )
+        if hit is None and not wrong_table:
+            continue
+        rejected.add(id(s))
+        if hit is not None:
+            k, f = hit
+            used_foreign.add(k)
+            message = (
+                f"the tag reads {s.component.id} of {catalog.game}, but it lies on a component of"
+                f" another game whose code reads {f.text!r}"
+            )
+            out.append(Disagreement((s.component.id, f.text), (s.detections[0], f.detection), message))
+        else:
+            message = (
+                f"the tag reads {s.component.id} of {catalog.game}, but this table shows codes of"
+                " other games and none of this one: is the right game chosen?"
+            )
+            out.append(Disagreement((s.component.id,), (s.detections[0],), message))
+    return out
