@@ -3,7 +3,8 @@
 Usage: ``python bench/scan.py [--seeds N] [--games habitats,phylo] [--write]``. It pins
 itself to one CPU core and one OpenCV thread, renders a fixed set of scenes (fixed seeds)
 per game and condition, runs the whole pipeline on each JPEG and prints a Markdown table;
-``--write`` also replaces the table in docs/vision.md.
+``--write`` also replaces the tables in docs/vision.md (Habitats, PHYLO) and
+docs/vision_boards.md (the board-anchored games).
 
 Columns: components in view; identified (read as the right component); wrong (a component
 read with a wrong id, or put in a wrong cell or rotation: the target is 0); cells correct
@@ -52,6 +53,8 @@ SETUPS = (
     ("4K table distance", "typical", (3840, 2160), "table"),
     ("hard 1080p", "hard", (1920, 1080), "table"),
 )
+#: Which docs page holds which games' table (``--write``).
+DOCS = {"vision.md": ("habitats", "phylo"), "vision_boards.md": ("biomos", "rainforest", "borneo")}
 #: Latency is the fastest of this many runs per frame: the least disturbed by other processes.
 REPEAT = 3
 CANONICAL = {"habitats": habitats_layout.canonical, "phylo": phylo_layout.canonical}
@@ -158,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--games", default="habitats,phylo")
     ap.add_argument("--setups", default="", help="comma-separated labels to run (default: all)")
-    ap.add_argument("--write", action="store_true", help="replace the table in docs/vision.md")
+    ap.add_argument("--write", action="store_true", help="replace the tables in docs/vision.md and docs/vision_boards.md")
     args = ap.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -176,11 +179,16 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(text)
     if args.write:
-        doc = ROOT / "docs" / "vision.md"
-        body = doc.read_text("utf-8")
-        new = re.sub(r"<!-- bench:start -->.*<!-- bench:end -->",
-                     lambda _m: f"<!-- bench:start -->\n{text}\n<!-- bench:end -->", body, flags=re.S)
-        doc.write_text(new, "utf-8")
+        for name, games in DOCS.items():
+            mine = [r for r in rows if r[0] in games]
+            if not mine:
+                continue
+            doc = ROOT / "docs" / name
+            body = doc.read_text("utf-8")
+            part = table(mine)
+            new = re.sub(r"<!-- bench:start -->.*<!-- bench:end -->",
+                         lambda _m, part=part: f"<!-- bench:start -->\n{part}\n<!-- bench:end -->", body, flags=re.S)
+            doc.write_text(new, "utf-8")
     return 0
 
 

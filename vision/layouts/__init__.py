@@ -308,16 +308,30 @@ def covered_cells(
     reference = float(np.median(faces)) if faces else 0.0
     if reference <= 0:
         return []
-    out = []
-    seen: set[tuple[int, int]] = set()
-    for x, y in occupied:
-        for cell in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            if cell in occupied or cell in seen or skip(cell):
-                continue
-            seen.add(cell)
-            cx, cy = cell
-            around = sum((n in occupied) for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)))
-            # Two read neighbours at least: a lone busy patch at the edge is more likely clutter.
-            if around >= 2 and view.texture(polygon(cell)) > 0.6 * reference:
-                out.append(cell)
+    # A cell counts when at least two of its neighbours hold a read (or already found) face: a
+    # lone busy patch at the edge of the grid is more likely clutter. Found cells count as
+    # neighbours in the next round, so a run of unread faces is found from both ends.
+    found: dict[tuple[int, int], bool] = {}
+    busy: dict[tuple[int, int], bool] = {}
+
+    def is_busy(cell: tuple[int, int]) -> bool:
+        if cell not in busy:
+            busy[cell] = view.texture(polygon(cell)) > 0.6 * reference  # type: ignore[misc]
+        return busy[cell]
+
+    for _round in range(3):
+        grew = False
+        taken = set(occupied) | set(found)
+        for x, y in sorted(taken):
+            for cell in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if cell in taken or cell in found or skip(cell):
+                    continue
+                cx, cy = cell
+                around = sum((n in taken) for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)))
+                if around >= 2 and is_busy(cell):
+                    found[cell] = True
+                    grew = True
+        if not grew:
+            break
+    out = list(found)
     return out

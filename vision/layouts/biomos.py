@@ -63,7 +63,7 @@ BOARD_GAP_MM = 120.0
 #: Arranging: where tokens may lie on the Black Hole card and on an established biome card
 #: without hiding the card's own tag (top left) and QR code (bottom right).
 _BLACKHOLE_SPOTS = ((42.0, 17.0), (72.0, 17.0), (42.0, 47.0), (72.0, 47.0), (42.0, 75.0), (102.0, 17.0))
-_CARD_SPOTS = ((40.0, 18.0), (40.0, 47.0), (72.0, 17.0))
+_CARD_SPOTS = ((46.0, 17.0), (28.0, 48.0), (74.5, 17.0))
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -171,8 +171,14 @@ def _in_the_middle(boards: list[Located], item: Located) -> bool:
 
 
 def _in_front(keeper: Located, card: Located) -> bool:
-    """A card lies on the player's side of a board (or below the Black Hole), not across the table."""
-    return float(face_xy(keeper, card.centre_mm)[1]) > keeper.component.size_mm[1] / 2
+    """A card lies on the player's side of a board (or below the Black Hole), not across the table,
+    and (for a board) in front of its width: a card beside the board may be one the Black Hole
+    established, whose card was not read."""
+    fx, fy = (float(v) for v in face_xy(keeper, card.centre_mm))
+    w, h = keeper.component.size_mm
+    if fy <= h / 2:
+        return False
+    return keeper.component.kind == "blackhole" or 0.0 <= fx <= w
 
 
 def read(view: TableView) -> LayoutResult:

@@ -61,6 +61,9 @@ FAN_SIDE = 0.3
 FAN_TURN_DEG = 25.0
 #: Arranging: how far each card of a chain lies below the one it is stacked on.
 FAN_MM = 30.0
+#: A card fanned further than this below the card under it leaves room for a card between
+#: them whose marker was not read: the stack is reported, not guessed.
+FAN_GAP_MM = 1.5 * FAN_MM
 #: Arranging: the flat formation of platforms (centre positions in mm) and the mounts' column.
 _FORMATION = {"E1": (250.0, 0.0), "C1": (0.0, 235.0), "C2": (250.0, 235.0), "C3": (500.0, 235.0),
               "U1": (0.0, 470.0), "U2": (250.0, 470.0), "U3": (500.0, 470.0)}
@@ -176,7 +179,11 @@ def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem]]:
     on: dict[str, str] = {}
     problems: list[Problem] = []
     supported: dict[str, str] = {}
-    for top_id, (_, base) in sorted(below.items(), key=lambda kv: kv[1][0]):
+    for top_id, (shift, base) in sorted(below.items(), key=lambda kv: kv[1][0]):
+        if shift > FAN_GAP_MM:
+            problems.append(Problem("layout/fan_gap", f"{top_id} lies {shift:.0f} mm below {base.component.id}: a card between them may not have been read; {top_id} is not placed", (top_id, base.component.id), (base.image_centre,)))
+            on[top_id] = ""
+            continue
         other = supported.get(base.component.id)
         if other is not None:
             problems.append(Problem("layout/two_on_one", f"{top_id} and {other} both lie on {base.component.id}; {top_id} is read as lying on nothing", (top_id, base.component.id), (base.image_centre,)))
@@ -184,6 +191,21 @@ def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem]]:
         supported[base.component.id] = top_id
         on[top_id] = base.component.id
     return on, problems
+
+
+def _band_texture(view: TableView, cards: list[Located], *, inside: bool) -> float:
+    """Median texture of a band across the top of the cards' faces (``inside``: the printed top
+    band, the reference) or just above their top edges (where the card a fanned card lies on
+    shows its top band)."""
+    if view.texture is None or not cards:
+        return 0.0
+    values = []
+    for card in cards:
+        w, _ = card.component.size_mm
+        y0, y1 = (4.0, 24.0) if inside else (-24.0, -4.0)
+        band = np.array([[0.2 * w, y0], [0.8 * w, y0], [0.8 * w, y1], [0.2 * w, y1]])
+        values.append(view.texture(np.array([card.face_point(*xy) for xy in band])))
+    return float(np.median(values))
 
 
 def read(view: TableView) -> LayoutResult:
@@ -247,7 +269,7 @@ def read(view: TableView) -> LayoutResult:
     # The gallery lies beside the jungle, one card apart from the next: a card far from every
     # platform, or fanned with others (a food chain whose legend is out of view), is not guessed.
     fanned, _ = _stacks(gallery)
-    in_fan = set(fanned) | set(fanned.values())
+    in_fan = set(fanned) | {base for base in fanned.values() if base}
     for card in gallery:
         _, dist = nearest(platforms, card.centre_mm)
         if card.component.id in in_fan or dist > GALLERY_MM:
@@ -257,7 +279,13 @@ def read(view: TableView) -> LayoutResult:
     for pid, cards in earned.items():
         on, found = _stacks(cards)
         problems.extend(found)
+        reference = _band_texture(view, cards, inside=True)
         for card in cards:
+            if on.get(card.component.id) == "":
+                continue
+            if card.component.id not in on and reference > 0 and _band_texture(view, [card], inside=False) > 0.6 * reference:
+                problems.append(Problem("layout/fan_gap", f"{card.component.id} lies fanned below something printed that was not read (a card of the chain?); not placed", (card.component.id,), (card.image_centre,)))
+                continue
             placed.append(Placed(Placement(card.component.id, EARNED + pid, None, 0, True, on.get(card.component.id)), card))  # type: ignore[arg-type]
     for card in view.of_kind("bonus"):
         placed.append(Placed(Placement(card.component.id, BONUS), card))

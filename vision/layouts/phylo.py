@@ -43,7 +43,7 @@ TABLE = "table"
 SEAT_OF_ROTATION: Mapping[int, int] = {0: 0, 2: 1, 1: 2, 3: 3}
 ROTATION_OF_SEAT: Mapping[int, int] = {s: r for r, s in SEAT_OF_ROTATION.items()}
 #: Where an event card lies on its target, in the target's axes (its tag stays visible).
-EVENT_OFFSET_MM = (0.0, 36.0)
+EVENT_OFFSET_MM = (27.0, 0.0)
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
