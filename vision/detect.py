@@ -148,7 +148,10 @@ def detect_qr_zxing(gray: np.ndarray, config: DetectConfig) -> tuple[list[Detect
         )
         corners = _ordered(pts)
         if not r.valid:
-            failed.append(Candidate(MarkerKind.QR, corners))
+            # zxing-cpp also reports errors it could not place (all corners at the origin):
+            # only a failed code with a real outline is something on the table.
+            if abs(cv2.contourArea(pts.astype(np.float32))) >= 16.0:
+                failed.append(Candidate(MarkerKind.QR, corners))
             continue
         out.append(
             Detection(MarkerKind.QR, corners, payload=r.text, quality=_quality(MarkerKind.QR, corners))

@@ -1,4 +1,4 @@
-"""Tags are numbered per game: a photo of one game scanned as another must not become a board."""
+"""Scanning the wrong game, and what a sample photo may report."""
 
 from __future__ import annotations
 
@@ -19,3 +19,13 @@ def test_a_habitats_table_scanned_as_phylo_places_nothing() -> None:
 def test_the_right_game_still_reads_its_sample() -> None:
     rec = recognise(sample_photo("phylo").read_bytes(), "phylo")
     assert len(rec.state.placements) > 10 and not rec.disagreements
+
+
+def test_unreadable_markers_have_a_place_on_the_photo() -> None:
+    """A decoder error it could not place is not an unreadable marker (nothing to point at)."""
+    for game in ("habitats", "phylo", "biomos", "rainforest", "borneo"):
+        doc = recognise(sample_photo(game).read_bytes(), game).to_dict()
+        for item in doc["unreadable"]:
+            xs = {round(x) for x, _ in item["image_corners"]}
+            ys = {round(y) for _, y in item["image_corners"]}
+            assert len(xs) > 1 and len(ys) > 1, (game, item)
