@@ -83,6 +83,22 @@ def check_components(game: str, components: Iterable[Component]) -> tuple[Compon
     return out
 
 
+def as_bool(value: Any, where: str) -> bool:
+    """A true/false field: a TOML/JSON boolean or the CSV text ``true`` / ``false``."""
+    if isinstance(value, bool):
+        return value
+    if value in ("true", "false"):
+        return value == "true"
+    raise CatalogError(f"{where}: expected true or false, got {value!r}")
+
+
+def as_id(value: Any, where: str) -> str:
+    """A component id that can travel in a QR payload."""
+    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
+        raise CatalogError(f"{where}: id {value!r} must match {ID_PATTERN.pattern}")
+    return value
+
+
 def as_int(value: Any, where: str, *, lo: int | None = None, hi: int | None = None) -> int:
     """An integer field (CSV text or JSON number) within bounds."""
     try:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog import ID_PATTERN, TAG_COUNT, as_int, check_fields, read_data
+from ..catalog import ID_PATTERN, TAG_COUNT, as_bool, as_int, check_fields, read_data
 from ..model import Anchor, CatalogError, Component, ComponentId, Shape, Space
 
 GAME_ID = "biomos"
@@ -220,13 +220,6 @@ def _side(value: Any, where: str) -> Side:
         raise CatalogError(f"{where}: side must be discovery or advanced, got {value!r}") from None
 
 
-def _bool(value: Any, where: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if value in ("true", "false"):
-        return value == "true"
-    raise CatalogError(f"{where}: expected true or false, got {value!r}")
-
 
 def _number(value: Any, where: str, lo: float, hi: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -318,7 +311,7 @@ def parse_tokens(
         serials[serial] = cid
         out.append(
             TerrainToken(
-                cid, _terrain(row["terrain"], w), serial, _tag(row["tag"], w, tags), _bool(row["edition_data"], w)
+                cid, _terrain(row["terrain"], w), serial, _tag(row["tag"], w, tags), as_bool(row["edition_data"], w)
             )
         )
     counts = Counter(t.terrain for t in out)

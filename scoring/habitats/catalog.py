@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog import ID_PATTERN, TAG_COUNT, as_int, check_fields, read_data
+from ..catalog import TAG_COUNT, as_bool, as_id, as_int, check_fields, read_data
 from ..model import Anchor, CatalogError, Space
 
 GAME_ID = "habitats"
@@ -284,24 +284,12 @@ class HabitatsCatalog:
 # -- parsing ---------------------------------------------------------------------------
 
 
-def _bool(value: Any, where: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if value in ("true", "false"):
-        return value == "true"
-    raise CatalogError(f"{where}: expected true or false, got {value!r}")
-
 
 def _text(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise CatalogError(f"{where}: expected a non-empty text, got {value!r}")
     return value.strip()
 
-
-def _component_id(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
-        raise CatalogError(f"{where}: id {value!r} must match {ID_PATTERN.pattern}")
-    return value
 
 
 def _tag(value: Any, where: str) -> int:
@@ -359,7 +347,7 @@ _TILE_FIELDS = (
 def parse_tile(row: Mapping[str, Any], where: str) -> ParkTile:
     """One row of tiles.csv; each kind allows only its own fields."""
     check_fields(row, required=_TILE_FIELDS, where=where)
-    tid = _component_id(row["id"], where)
+    tid = as_id(row["id"], where)
     where = f"{where} ({tid})"
     kind = _enum(TileKind, row["kind"], where, "kind")
     name = _text(row["name"], f"{where}: name")
@@ -424,7 +412,7 @@ def parse_tile(row: Mapping[str, Any], where: str) -> ParkTile:
         view,
         tourist,
         sides,
-        _bool(row["edition_data"], f"{where}: edition_data"),
+        as_bool(row["edition_data"], f"{where}: edition_data"),
     )
 
 
@@ -470,7 +458,7 @@ def parse_colours(doc: Mapping[str, Any], filename: str = "pieces.toml") -> tupl
         for piece in ("entrance", "figure", "marker"):
             pw = f"{where}: {piece}"
             check_fields(row[piece], required=("id", "tag"), where=pw)
-            pieces.append((_component_id(row[piece]["id"], pw), _tag(row[piece]["tag"], pw)))
+            pieces.append((as_id(row[piece]["id"], pw), _tag(row[piece]["tag"], pw)))
         out.append(
             ColourSet(
                 name,
@@ -478,7 +466,7 @@ def parse_colours(doc: Mapping[str, Any], filename: str = "pieces.toml") -> tupl
                 *pieces[0],
                 *pieces[1],
                 *pieces[2],
-                _bool(row["edition_data"], where),
+                as_bool(row["edition_data"], where),
             )
         )
     return tuple(out)
@@ -491,7 +479,7 @@ def parse_goals(doc: Mapping[str, Any], filename: str = "goals.toml") -> tuple[G
     for i, row in enumerate(doc["goal"]):
         where = f"{GAME_ID}/{filename} goal[{i}]"
         check_fields(row, required=("id", "tag", "goal", "name", "text"), where=where)
-        gid = _component_id(row["id"], where)
+        gid = as_id(row["id"], where)
         where = f"{where} ({gid})"
         out.append(
             GoalTile(
@@ -581,25 +569,25 @@ def parse_track(
         if not (s.w_mm / 2 <= s.x_mm <= size[0] - s.w_mm / 2 and s.h_mm / 2 <= s.y_mm <= size[1] - s.h_mm / 2):
             raise CatalogError(f"{where}: space {s.name} lies outside the board")
     board = TrackBoard(
-        _component_id(b["id"], where),
+        as_id(b["id"], where),
         _tag(b["tag"], where),
         _text(b["name"], where),
         size,
         _colour(b["colour"], where),
         tuple(anchors),
         tuple(spaces),
-        _bool(b["edition_data"], where),
+        as_bool(b["edition_data"], where),
     )
     r = doc["replacement"]
     where = f"{base} [replacement]"
     check_fields(r, required=("id", "tag", "name", "size_mm", "colour", "edition_data"), where=where)
     replacement = ReplacementTile(
-        _component_id(r["id"], where),
+        as_id(r["id"], where),
         _tag(r["tag"], where),
         _text(r["name"], where),
         _size(r["size_mm"], where),
         _colour(r["colour"], where),
-        _bool(r["edition_data"], where),
+        as_bool(r["edition_data"], where),
     )
     scores: dict[tuple[int, int], tuple[int, ...]] = {}
     edition: dict[tuple[int, int], bool] = {}
@@ -617,7 +605,7 @@ def parse_track(
         if (players, year) in scores:
             raise CatalogError(f"{sw}: duplicate table for {players} players, year {year}")
         scores[(players, year)] = values
-        edition[(players, year)] = _bool(row["edition_data"], sw)
+        edition[(players, year)] = as_bool(row["edition_data"], sw)
     for players in TURNS_PER_YEAR:
         for year in (1, 2, 3):
             if (players, year) not in scores:
@@ -651,7 +639,7 @@ def parse_markets(doc: Mapping[str, Any], filename: str = "market.toml") -> dict
             figures.append((cell, facing))
         if len(figures) != players or len({c for c, _ in figures}) != players:
             raise CatalogError(f"{where}: needs one start cell per player, all different")
-        layout = MarketLayout(players, cols, rows, tuple(figures), _bool(row["edition_data"], where))
+        layout = MarketLayout(players, cols, rows, tuple(figures), as_bool(row["edition_data"], where))
         used = layout.tile_count + players * sum(TURNS_PER_YEAR[players])
         if used > PARK_TILE_COUNT:
             raise CatalogError(

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalog import ID_PATTERN, TAG_COUNT, as_int, check_fields, read_data
+from ..catalog import TAG_COUNT, as_bool, as_id, as_int, check_fields, read_data
 from ..model import CatalogError
 
 GAME_ID = "rainforest"
@@ -240,18 +240,6 @@ def _enum(cls: type[enum.Enum], value: Any, where: str) -> Any:
         raise CatalogError(f"{where}: {value!r} is not one of {allowed}") from exc
 
 
-def _flag(value: Any, where: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if value in ("true", "false"):
-        return value == "true"
-    raise CatalogError(f"{where}: expected true or false, got {value!r}")
-
-
-def _ident(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
-        raise CatalogError(f"{where}: id {value!r} must match {ID_PATTERN.pattern}")
-    return value
 
 
 def _tag(value: Any, where: str) -> int:
@@ -298,7 +286,7 @@ def parse_slot(text: str, where: str, token_colours: frozenset[Colour]) -> SlotR
 def parse_tile(row: Mapping[str, Any], where: str, token_colours: frozenset[Colour]) -> JungleTile:
     """One row of tiles.csv, validated."""
     check_fields(row, required=_TILE_FIELDS, where=where)
-    tile_id = _ident(row["id"], where)
+    tile_id = as_id(row["id"], where)
     where = f"{where} ({tile_id})"
     pile = _enum(Colour, row["pile"], f"{where} pile")
     raw_colours = str(row["colours"]).split("+")
@@ -322,7 +310,7 @@ def parse_tile(row: Mapping[str, Any], where: str, token_colours: frozenset[Colo
         colours=colours,
         points=as_int(row["points"], f"{where} points", lo=1, hi=5),
         slots=slots,
-        edition_data=_flag(row["edition_data"], f"{where} edition_data"),
+        edition_data=as_bool(row["edition_data"], f"{where} edition_data"),
     )
 
 
@@ -331,7 +319,7 @@ def parse_token(
 ) -> SpeciesToken:
     """One row of tokens.csv, validated."""
     check_fields(row, required=_TOKEN_FIELDS, where=where)
-    token_id = _ident(row["id"], where)
+    token_id = as_id(row["id"], where)
     where = f"{where} ({token_id})"
     colour = _enum(Colour, row["colour"], f"{where} colour")
     if colour not in token_colours:
@@ -386,7 +374,7 @@ def _parse_boards(
             raise CatalogError(f"{w}: {len(tags)} anchor tags for {len(anchors)} anchor positions")
         boards.append(
             PlayerBoard(
-                _ident(raw["id"], w), _tag(raw["tag"], w), _enum(Species, raw["totem"], f"{w} totem"), tags
+                as_id(raw["id"], w), _tag(raw["tag"], w), _enum(Species, raw["totem"], f"{w} totem"), tags
             )
         )
     totems = [b.totem for b in boards]
@@ -430,7 +418,7 @@ def _parse_main_board(section: Mapping[str, Any], where: str, size: tuple[float,
     if sorted(z.number for z in zones) != [1, 2, 3, 4, 5]:
         raise CatalogError(f"{where}: the main board has zones 1 to 5, each once")
     return MainBoard(
-        id=_ident(section["id"], where),
+        id=as_id(section["id"], where),
         tag=_tag(section["tag"], where),
         anchor_tags=tags,
         anchors=anchors,
@@ -453,12 +441,12 @@ def _parse_protected_areas(
         )
         out.append(
             ProtectedArea(
-                id=_ident(raw["id"], w),
+                id=as_id(raw["id"], w),
                 tag=_tag(raw["tag"], w),
                 colour=_enum(Colour, raw["colour"], f"{w} colour"),
                 size=as_int(raw["size"], f"{w} size", lo=3, hi=4),
                 multiplier=as_int(raw["multiplier"], f"{w} multiplier", lo=2, hi=3),
-                edition_data=_flag(raw.get("edition_data", False), f"{w} edition_data"),
+                edition_data=as_bool(raw.get("edition_data", False), f"{w} edition_data"),
             )
         )
     pairs = sorted((pa.colour.value, pa.size) for pa in out)
@@ -574,10 +562,10 @@ def build_catalog(
     for i, raw in enumerate(edition["diversity_tokens"]):
         w = f"{ew} diversity_tokens[{i}]"
         check_fields(raw, required=("id", "tag"), where=w)
-        diversity.append(BonusToken(_ident(raw["id"], w), _tag(raw["tag"], w)))
+        diversity.append(BonusToken(as_id(raw["id"], w), _tag(raw["tag"], w)))
     bino = _table(edition, "binoculars", ew)
     check_fields(bino, required=("id", "tag"), where=f"{ew} [binoculars]")
-    binoculars = BonusToken(_ident(bino["id"], f"{ew} binoculars"), _tag(bino["tag"], f"{ew} binoculars"))
+    binoculars = BonusToken(as_id(bino["id"], f"{ew} binoculars"), _tag(bino["tag"], f"{ew} binoculars"))
 
     tw = f"{GAME_ID}/{TILES_FILE}"
     tiles = _unique((parse_tile(r, f"{tw} row {i + 2}", token_colours) for i, r in enumerate(tile_rows)), tw)
