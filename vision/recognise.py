@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from scoring import find_game
-from scoring.model import BoardState, Cell, Component, Placement, Player, ScoringError, StateError
+from scoring.model import BoardState, Cell, Component, Placement, Player, ScoringError, Space, StateError
 from scoring.state import cell_to_json, state_to_json
 
 from .detect import Candidate, DetectConfig, Detection, MarkerKind, detect_all
@@ -30,6 +30,7 @@ from .identify import (
     Foreign,
     Identified,
     Mark,
+    MarkRole,
     Sighting,
     catalog_for,
     identify,
@@ -38,6 +39,7 @@ from .layouts import LayoutResult, Located, Placed, Problem, TableView, Unreadab
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
 from .plane import Plane, RigidGroup, apply_homography, fit_plane, rigid_fit
 from .rescue import rescue_tags
+from .soft import Site, SoftConfig, read_sites
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,10 @@ class RecogniseConfig:
     """Give undecoded tag-sized quads a second look against this game's unseen tags."""
     unreadable_size_tolerance: float = 0.3
     """An undecoded quad counts as an unreadable tag when its side is within this fraction of a printed tag."""
+    soft: SoftConfig | None = SoftConfig()
+    """Read blurred tags whole at undecoded quads and at free spaces of located boards; None skips it."""
+    soft_space_ratio: float = 1.25
+    """A component may lie on a space when its face is at most this times the space's size."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -332,53 +338,73 @@ def _texture_probe(
     gray: np.ndarray, plane: Plane, explained: Sequence[np.ndarray] = (), located: Sequence[Located] = ()
 ) -> Callable[[np.ndarray], float]:
     """Mean gradient magnitude of the photo inside a table polygon (rectified to 24 x 24 px);
-    0 where a marker already accounted for (a foreign code, a duplicate) lies. A polygon centred
-    off every located face does not count the parts that located faces cover (a card lying
-    across into a neighbouring cell is read already); one centred on a located face (the
-    reference of a printed face's texture) counts everything."""
+    0 where it cannot look: a corner outside the photo, or a marker already accounted for (a
+    foreign code, a duplicate) inside. A polygon centred off every located face does not count
+    the parts that located faces cover (a card lying across into a neighbouring cell is read
+    already); one centred on a located face (the reference of a printed face's texture) counts
+    everything. Layouts probe dozens of polygons per frame: what does not depend on the polygon
+    is computed once here, and each probe keeps to a few array operations."""
     to_image = np.linalg.inv(plane.homography)
-    known = [np.asarray(c, np.float32).reshape(-1, 2) for c in explained]
+    height, width = gray.shape[:2]
+    known = (
+        np.concatenate([np.asarray(c, np.float32).reshape(-1, 2) for c in explained])
+        if len(explained) else np.zeros((0, 2), np.float32)
+    )
     faces = np.zeros((0, 4, 2))
     if located:
-        faces = np.stack([
-            apply_homography(loc.face_to_table, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
-            for loc in located for w, h in (loc.component.size_mm,)
-        ])
-    face_centres = faces.mean(axis=1) if len(faces) else np.zeros((0, 2))
+        outlines = np.array([[[0, 0], [w, 0], [w, h], [0, h]] for loc in located for w, h in (loc.component.size_mm,)], float)
+        poses = np.stack([loc.face_to_table for loc in located])
+        q = outlines @ poses[:, :2, :2].transpose(0, 2, 1) + poses[:, None, :2, 2]
+        faces = q / (outlines @ poses[:, 2:, :2].transpose(0, 2, 1) + poses[:, None, 2:, 2])
+    face_centres = faces.mean(axis=1)
     face_reach = np.linalg.norm(faces - face_centres[:, None], axis=2).max(axis=1) if len(faces) else np.zeros(0)
-    edges = np.roll(faces, -1, axis=1) - faces if len(faces) else faces
-
-    def inside_faces(point: np.ndarray, which: np.ndarray) -> bool:
-        """Whether a table point lies inside any of the chosen (convex) faces."""
-        rel = point[None, None] - faces[which]
-        cross = edges[which][..., 0] * rel[..., 1] - edges[which][..., 1] * rel[..., 0]
-        return bool(np.any(np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)))
     size = 24
     square = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
 
+    def covers_known(quad: np.ndarray, box: tuple[float, float, float, float]) -> bool:
+        """Whether a corner of an explained marker lies in the image quad (on its border counts)."""
+        x0, y0, x1, y1 = box
+        kx, ky = known[:, 0], known[:, 1]
+        inside_box = known[(kx >= x0) & (kx <= x1) & (ky >= y0) & (ky <= y1)]
+        contour = quad.reshape(-1, 1, 2)
+        return any(cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0 for x, y in inside_box)
+
+    def masked(grad: np.ndarray, poly: np.ndarray) -> None:
+        """Zero the parts of a patch that near located faces cover, unless the patch is centred on one."""
+        centre = poly.sum(axis=0) * 0.25
+        reach = float(np.sqrt(((poly - centre) ** 2).sum(axis=1).max()))
+        near = np.flatnonzero(np.sqrt(((face_centres - centre) ** 2).sum(axis=1)) < face_reach + reach)
+        if not len(near):
+            return
+        cx, cy = centre.tolist()
+        for k in near.tolist():  # a handful of faces: plain floats beat array calls
+            (ax, ay), (bx, by), (qx, qy), (dx, dy) = faces[k].tolist()
+            crosses = ((bx - ax) * (cy - ay) - (by - ay) * (cx - ax), (qx - bx) * (cy - by) - (qy - by) * (cx - bx),
+                       (dx - qx) * (cy - qy) - (dy - qy) * (cx - qx), (ax - dx) * (cy - dy) - (ay - dy) * (cx - dx))
+            if all(c >= 0 for c in crosses) or all(c <= 0 for c in crosses):
+                return
+        to_patch = cv2.getPerspectiveTransform(poly.astype(np.float32), square)
+        mask = np.zeros((size, size), np.uint8)
+        cover = np.round(cv2.perspectiveTransform(faces[near].reshape(1, -1, 2), to_patch)).astype(np.int32)
+        for f in cover.reshape(-1, 4, 2):
+            cv2.fillConvexPoly(mask, f, 1)
+        grad[mask > 0] = 0.0
+
     def texture(polygon_mm: np.ndarray) -> float:
-        quad = apply_homography(to_image, np.asarray(polygon_mm, float)[:4]).astype(np.float32)
-        h, w = gray.shape
-        if not (np.all(quad[:, 0] >= 0) and np.all(quad[:, 0] < w) and np.all(quad[:, 1] >= 0) and np.all(quad[:, 1] < h)):
+        poly = np.ascontiguousarray(np.asarray(polygon_mm, float)[:4])
+        quad = cv2.perspectiveTransform(poly.reshape(1, -1, 2), to_image).reshape(-1, 2).astype(np.float32)
+        flat = quad.ravel().tolist()
+        box = (min(flat[0::2]), min(flat[1::2]), max(flat[0::2]), max(flat[1::2]))
+        if box[0] < 0 or box[1] < 0 or box[2] >= width or box[3] >= height:
             return 0.0
-        for corners in known:
-            if any(cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(x), float(y)), False) >= 0 for x, y in corners):
-                return 0.0
+        if len(known) and covers_known(quad, box):
+            return 0.0
         m = cv2.getPerspectiveTransform(quad, square)
         patch = cv2.warpPerspective(gray, m, (size, size), flags=cv2.INTER_AREA).astype(np.float32)
-        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0)
-        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1)
-        grad = np.abs(gx) + np.abs(gy)
-        poly = np.asarray(polygon_mm, float)[:4]
-        centre = poly.mean(axis=0)
-        reach = float(np.linalg.norm(poly - centre, axis=1).max())
-        near = np.linalg.norm(face_centres - centre, axis=1) < face_reach + reach
-        if near.any() and not inside_faces(centre, near):
-            to_patch = cv2.getPerspectiveTransform(poly.astype(np.float32), square)
-            mask = np.zeros((size, size), np.uint8)
-            for f in faces[near]:
-                cv2.fillConvexPoly(mask, np.round(apply_homography(to_patch, f)).astype(np.int32), 1)
-            grad[mask > 0] = 0.0
+        grad = np.abs(cv2.Sobel(patch, cv2.CV_32F, 1, 0))
+        grad += np.abs(cv2.Sobel(patch, cv2.CV_32F, 0, 1))
+        if len(faces):
+            masked(grad, poly)
         return float(np.mean(grad))
 
     return texture
@@ -461,6 +487,105 @@ def _rescue(
     return rescued, rest
 
 
+def _tag_pools(catalog: Catalog) -> dict[float, tuple[int, ...]]:
+    """The game's component tags (not board anchors) grouped by printed size."""
+    pools: dict[float, list[int]] = {}
+    for tag, mark in catalog.by_tag.items():
+        if mark.role is not MarkRole.ANCHOR:
+            pools.setdefault(mark.size_mm, []).append(tag)
+    return {size: tuple(sorted(tags)) for size, tags in pools.items()}
+
+
+def _space_sizes(catalog: Catalog, space: Space, ratio: float) -> tuple[float, ...]:
+    """Printed tag sizes of the components made for a space: about its size (a token on a
+    planet space, not a token lying somewhere on a jungle tile's space)."""
+    span = max(space.w_mm, space.h_mm)
+    sizes = {
+        catalog.by_tag[c.tag].size_mm
+        for c in catalog.components.values()
+        if not c.spaces and span / ratio <= max(c.size_mm) <= ratio * span and c.tag in catalog.by_tag
+    }
+    return tuple(sorted(sizes))
+
+
+def _inside(to_face: np.ndarray, size_mm: tuple[float, float], point: np.ndarray) -> bool:
+    """Whether a table point lies on a located face (``to_face``: table -> face millimetres)."""
+    x, y = apply_homography(to_face, point.reshape(1, 2))[0]
+    return bool(0 <= x <= size_mm[0] and 0 <= y <= size_mm[1])
+
+
+def _soft_sites(
+    candidates: Sequence[Candidate],
+    plane: Plane,
+    located: Sequence[Located],
+    catalog: Catalog,
+    pools: Mapping[float, tuple[int, ...]],
+    cfg: RecogniseConfig,
+) -> list[Site]:
+    """Where an unread tag may lie: undecoded quads of a printed size, and the free spaces of
+    located boards and tiles (a blurred token often leaves no quad at all)."""
+    sizes = sorted(pools)
+    sites: list[Site] = []
+    tags = [c for c in candidates if c.kind is MarkerKind.TAG]
+    if tags and sizes:
+        pts = plane.to_table(np.stack([c.corners for c in tags]).reshape(-1, 2)).reshape(-1, 4, 2)
+        sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2).mean(axis=1)
+        for quad, side in zip(pts, sides):
+            size = min(sizes, key=lambda s: abs(s - side))
+            if abs(size - side) <= cfg.unreadable_size_tolerance * size:
+                c = quad.mean(axis=0)
+                sites.append(Site((float(c[0]), float(c[1])), size, 0.25 * size))
+    inverse = [np.linalg.inv(loc.face_to_table) for loc in located]
+    for holder in located:
+        for space in holder.component.spaces:
+            fit = _space_sizes(catalog, space, cfg.soft_space_ratio)
+            if not fit:
+                continue
+            c = apply_homography(holder.face_to_table, np.array([[space.x_mm, space.y_mm]]))[0]
+            if any(
+                loc is not holder and not loc.component.spaces and _inside(inv, loc.component.size_mm, c)
+                for loc, inv in zip(located, inverse)
+            ):
+                continue  # a component read already lies on it
+            half = 0.5 * max(space.w_mm, space.h_mm)
+            for size in fit:
+                sites.append(Site((float(c[0]), float(c[1])), size, half * 0.6))
+    return sites
+
+
+def _covered(candidate: Candidate, found: Sequence[Detection]) -> bool:
+    """Whether an undecoded quad is one of these readings."""
+    return any(float(np.linalg.norm(candidate.centre - d.centre)) < 0.5 * d.side_px for d in found)
+
+
+def _soft(
+    frame: Frame,
+    markers: Sequence[Detection],
+    candidates: Sequence[Candidate],
+    plane: Plane,
+    located: Sequence[Located],
+    catalog: Catalog,
+    cfg: RecogniseConfig,
+) -> list[Detection]:
+    """Whole-tag readings of this game's unseen tags at every site where one may lie."""
+    assert cfg.soft is not None
+    pools = _tag_pools(catalog)
+    sites = _soft_sites(candidates, plane, located, catalog, pools, cfg)
+    if not sites:
+        return []
+    seen = {d.tag_id for d in markers if d.tag_id is not None}
+    allowed = {t for pool in pools.values() for t in pool} - seen
+    known = plane.to_table(np.array([m.centre for m in markers])) if markers else None
+    found = read_sites(frame.gray, plane, sites, pools, allowed, cfg.soft, known)
+    # A reading on top of a decoded marker is that marker seen again, not another tag.
+    out = []
+    for det in found:
+        if markers and min(float(np.linalg.norm(det.centre - m.centre)) for m in markers) < 0.5 * det.side_px:
+            continue
+        out.append(det)
+    return out
+
+
 def recognise(
     image: bytes | np.ndarray,
     game_id: str,
@@ -494,17 +619,27 @@ def recognise(
     t = lap("identify", t)
     plane, located, problems = _on_plane(ident, cfg)
     candidates = detected.candidates
+    markers = detected.markers
     if cfg.rescue and plane is not None:
-        rescued, candidates = _rescue(detected.tag_gray, frame, detected.markers, candidates, plane, catalog, cfg)
+        rescued, candidates = _rescue(detected.tag_gray, frame, markers, candidates, plane, catalog, cfg)
         if rescued:
-            ident = identify(detected.markers + tuple(rescued), catalog)
+            markers = markers + tuple(rescued)
+            ident = identify(markers, catalog)
             plane, located, problems = _on_plane(ident, cfg)
             timings["rescued"] = float(len(rescued))
+    if cfg.soft is not None and plane is not None:
+        whole = _soft(frame, markers, candidates, plane, located, catalog, cfg)
+        if whole:
+            markers = markers + tuple(whole)
+            ident = identify(markers, catalog)
+            plane, located, problems = _on_plane(ident, cfg)
+            timings["read_whole"] = float(len(whole))
+            candidates = tuple(c for c in candidates if not _covered(c, whole))
     unreadable = _unreadable(
         candidates,
         plane,
         located,
-        detected.markers,
+        markers,
         catalog.tag_sizes_mm,
         cfg.unreadable_size_tolerance,
         catalog,

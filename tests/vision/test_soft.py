@@ -1,0 +1,86 @@
+"""Whole-tag reading of blurred tags (vision/soft.py) on synthetic frames with known truth."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detect import DetectConfig, detect_all
+from vision.plane import Plane
+from vision.soft import Site, read_site, read_sites
+
+PX_PER_MM = 4.0
+TAG_MM = 18.5
+POOL = tuple(range(100, 160))
+
+
+def _frame(tag: int, turns: int, blur: float, at_mm=(60.0, 50.0), size=(480, 400)) -> tuple[np.ndarray, np.ndarray]:
+    """A grey frame (table mm x 4 = pixels) with one tag turned ``turns`` quarter turns
+    clockwise, and the image corners of the tag's own top-left, top-right... corners."""
+    d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
+    side = int(TAG_MM * PX_PER_MM)
+    img = cv2.aruco.generateImageMarker(d, tag, side)
+    img = np.rot90(img, -turns).copy()  # clockwise
+    frame = np.full((size[1], size[0]), 150, np.uint8)
+    cx, cy = int(at_mm[0] * PX_PER_MM), int(at_mm[1] * PX_PER_MM)
+    cv2.circle(frame, (cx, cy), int(14 * PX_PER_MM), 235, -1)  # a light round token
+    x0, y0 = cx - side // 2, cy - side // 2
+    frame[y0 : y0 + side, x0 : x0 + side] = img
+    own = np.array([[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]], float)
+    own = np.roll(own, -turns, axis=0)  # the tag's own top-left moved ``turns`` corners clockwise
+    frame = cv2.GaussianBlur(frame, (0, 0), blur)
+    rng = np.random.default_rng(tag + turns)
+    frame = np.clip(frame + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8)
+    return frame, own
+
+
+def _to_image() -> np.ndarray:
+    return np.diag([PX_PER_MM, PX_PER_MM, 1.0])
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_a_tag_too_blurred_for_the_detector_is_read_whole_with_its_own_corner_order(turns: int) -> None:
+    frame, own = _frame(123, turns, blur=6.5)
+    assert not [m for m in detect_all(frame, config=DetectConfig(qr=None)).markers if m.tag_id == 123]
+    det = read_site(frame, _to_image(), Site((62.0, 47.0), TAG_MM, 8.0), POOL)
+    assert det is not None and det.tag_id == 123
+    assert np.abs(det.corners - own).max() < 0.15 * TAG_MM * PX_PER_MM
+
+
+def test_a_tag_outside_the_pool_is_not_read_as_its_nearest_rival() -> None:
+    frame, _ = _frame(123, 0, blur=6.5)
+    pool = tuple(t for t in POOL if t != 123)
+    assert read_site(frame, _to_image(), Site((60.0, 50.0), TAG_MM, 8.0), pool) is None
+
+
+def test_a_seen_tag_is_not_given_again_and_no_other_tag_takes_its_place() -> None:
+    frame, _ = _frame(123, 0, blur=6.5)
+    allowed = set(POOL) - {123}
+    assert read_site(frame, _to_image(), Site((60.0, 50.0), TAG_MM, 8.0), POOL, allowed) is None
+
+
+def test_an_empty_token_or_an_empty_table_reads_nothing() -> None:
+    blank = np.full((400, 480), 150, np.uint8)
+    cv2.circle(blank, (240, 200), 56, 235, -1)
+    for frame in (blank, np.full((400, 480), 90, np.uint8)):
+        assert read_site(frame, _to_image(), Site((60.0, 50.0), TAG_MM, 8.0), POOL) is None
+
+
+def test_a_noise_frame_reads_nothing() -> None:
+    rng = np.random.default_rng(7)
+    noise = cv2.GaussianBlur(rng.integers(0, 255, (400, 480)).astype(np.uint8), (0, 0), 3.0)
+    plane = Plane(np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]), 0.0, (), ())
+    sites = [Site((x, y), TAG_MM, 8.0) for x in range(25, 100, 20) for y in range(25, 80, 20)]
+    assert read_sites(noise, plane, sites, {TAG_MM: POOL}, set(POOL)) == []
+
+
+def test_one_tag_claimed_by_two_far_apart_sites_is_trusted_at_neither() -> None:
+    a, _ = _frame(123, 0, blur=6.5, at_mm=(30.0, 50.0))
+    b, _ = _frame(123, 0, blur=6.5, at_mm=(90.0, 50.0))
+    frame = np.minimum(a, b)  # both copies on one frame
+    plane = Plane(np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]), 0.0, (), ())
+    sites = [Site((30.0, 50.0), TAG_MM, 6.0), Site((90.0, 50.0), TAG_MM, 6.0)]
+    assert read_sites(frame, plane, sites, {TAG_MM: POOL}, set(POOL)) == []
+    one = read_sites(a, plane, sites[:1], {TAG_MM: POOL}, set(POOL))
+    assert [d.tag_id for d in one] == [123]
