@@ -191,45 +191,57 @@ def _square_mm(x: float, y: float, deg: float, side: float) -> np.ndarray:
     return np.array([[-h, -h], [h, -h], [h, h], [-h, h]]) @ rot.T + [x, y]
 
 
-def _sample(gray: np.ndarray, corners_img: np.ndarray) -> np.ndarray:
-    """The 10 x 10-module patch (4 samples per module) of a tag whose black square has these corners."""
-    src = np.array([[_S, _S], [_SIDE - _S, _S], [_SIDE - _S, _SIDE - _S], [_S, _SIDE - _S]], np.float32)
-    m = cv2.getPerspectiveTransform(src, corners_img.astype(np.float32))
-    return cv2.warpPerspective(gray, m, (_SIDE, _SIDE), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32).ravel()
+#: Sample points of the patch in tag units (the black square spans -0.5..0.5), ring ones only.
+_UNIT = ((np.stack(np.meshgrid(np.arange(_SIDE), np.arange(_SIDE)), axis=-1).reshape(-1, 2) + 0.5) / _S - _N / 2) / 8
+_UNIT_RING = _UNIT[_RING]
+
+
+def _ring_values(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, points: np.ndarray = _UNIT_RING) -> np.ndarray:
+    """(k, m) grey values of the ring samples (or other ``points``) for k poses (x, y, angle, side) at once."""
+    t = np.radians(poses[:, 2])
+    c, s = np.cos(t) * poses[:, 3], np.sin(t) * poses[:, 3]
+    u, v = points[:, 0], points[:, 1]
+    x = c[:, None] * u - s[:, None] * v + poses[:, 0:1]
+    y = s[:, None] * u + c[:, None] * v + poses[:, 1:2]
+    h = to_image
+    w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
+    mx = ((h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w).astype(np.float32)
+    my = ((h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w).astype(np.float32)
+    return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+
+def _ring_scores(values: np.ndarray, kernel: str) -> np.ndarray:
+    v = values - values.mean(axis=1, keepdims=True)
+    return (v @ _BORDER[kernel]) / np.maximum(np.linalg.norm(v, axis=1), 1e-6)
 
 
 def _fit(gray: np.ndarray, to_image: np.ndarray, pose: list[float], give_up: float) -> tuple[list[float], str, float]:
-    """Pose (x, y, angle, side) and blur that best explain the border and quiet zone alone
-    (coordinate ascent, coarse to fine; stops early when even the coarse fit is no tag)."""
-
-    def score(p: list[float], kernel: str) -> float:
-        v = _sample(gray, apply_homography(to_image, _square_mm(*p)))[_RING]
-        v = v - v.mean()
-        return float(_BORDER[kernel] @ v) / max(float(np.linalg.norm(v)), 1e-6)
-
+    """Pose (x, y, angle, side) and blur that best explain the border and quiet zone alone:
+    steepest ascent over the eight one-parameter moves, coarse to fine, all eight sampled in
+    one remap; stops early when even the coarse fit is no tag."""
     kernel = "g1.6"
-    best = score(pose, kernel)
+    current = np.array(pose, float)
+    best = float(_ring_scores(_ring_values(gray, to_image, current[None]), kernel)[0])
     side = pose[3]
     for level, step in enumerate((1.0, 0.5, 0.25)):
-        deltas = (step, step, 4.0 * step, 0.03 * side * step)
-        improved = True
-        while improved:
-            improved = False
-            for i, d in enumerate(deltas):
-                for sign in (-1.0, 1.0):
-                    q = list(pose)
-                    q[i] += sign * d
-                    v = score(q, kernel)
-                    if v > best + 1e-4:
-                        pose, best, improved = q, v, True
+        moves = np.zeros((8, 4))
+        for i, d in enumerate((step, step, 4.0 * step, 0.03 * side * step)):
+            moves[2 * i, i], moves[2 * i + 1, i] = -d, d
+        for _ in range(12):
+            trial = current[None] + moves
+            scores = _ring_scores(_ring_values(gray, to_image, trial), kernel)
+            k = int(np.argmax(scores))
+            if scores[k] <= best + 1e-4:
+                break
+            current, best = trial[k], float(scores[k])
         if level == 0 and best < give_up:
-            return pose, kernel, best
+            break
         if level != 1:
-            scores = {k: score(pose, k) for k in _KERNELS}
-            kernel = max(scores, key=scores.__getitem__)
-            best = scores[kernel]
-    return pose, kernel, best
+            values = _ring_values(gray, to_image, current[None])
+            per_kernel = {name: float(_ring_scores(values, name)[0]) for name in _KERNELS}
+            kernel = max(per_kernel, key=per_kernel.__getitem__)
+            best = per_kernel[kernel]
+    return [float(v) for v in current], kernel, best
 
 
 def read_site(
@@ -280,7 +292,7 @@ def _read(
     if border < config.min_border:
         return None
     corners = apply_homography(to_image, _square_mm(*pose))
-    v = _sample(gray, corners)
+    v = _ring_values(gray, to_image, np.array([pose]), _UNIT)[0]
     v = v - v.mean()
     v /= max(float(np.linalg.norm(v)), 1e-6)
     rows, owners = _templates(tuple(sorted(pool)), kernel)
