@@ -47,6 +47,7 @@ from .anchored import (
     space_centre,
     space_hit,
 )
+from .spaces import Spot, busy_spots, image_point, marker_texture, plain_spot
 
 GAME_ID = "biomos"
 PLANET = "planet:"
@@ -263,7 +264,9 @@ def read(view: TableView) -> LayoutResult:
         placed.append(Placed(Placement(token.component.id, CENTRE), token))
 
     # Markers that did not decode on a planet space are unknown places of that planet.
+    # A quad on a space that looks like the plain printed space is its outline, not a token.
     taken = {(p.placement.area, p.placement.cell) for p in placed}
+    reference = marker_texture(view, owned + list(view.of_kind("token")))
     for u in view.unreadable:
         if u.centre_mm is None:
             continue
@@ -272,10 +275,23 @@ def read(view: TableView) -> LayoutResult:
             continue
         hit = space_hit(board, u.centre_mm)
         area = PLANET + by_board[board.component.id].id
+        if hit is not None and plain_spot(view, Spot(board, hit.space.x_mm, hit.space.y_mm, (area, hit.space.name)), reference):
+            continue
         if hit is not None and (area, hit.space.name) not in taken:
             taken.add((area, hit.space.name))
             unknown.append(Placement("?", area, hit.space.name))  # type: ignore[arg-type]
             problems.append(Problem("layout/unreadable", f"the token on {hit.space.name} of {board.component.id} could not be read", (), (u.image_centre,)))
+    # Spaces that look as busy as a printed tag hold a token that did not even show as a quad.
+    spots = [
+        Spot(board, s.x_mm, s.y_mm, (PLANET + by_board[board.component.id].id, s.name))
+        for board in owned
+        for s in board.component.spaces
+        if (PLANET + by_board[board.component.id].id, s.name) not in taken
+    ]
+    for spot in busy_spots(view, spots, reference):
+        area, cell = spot.key  # type: ignore[misc]
+        unknown.append(Placement("?", area, cell))  # type: ignore[arg-type]
+        problems.append(Problem("layout/unread_token", f"something lies on {cell} of {spot.holder.component.id} that could not be read; that space is not scored", (), (image_point(spot),)))
     confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
 

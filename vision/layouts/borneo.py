@@ -34,10 +34,12 @@ from dataclasses import replace
 import numpy as np
 
 from scoring import find_game
+from scoring.markers import marker_layout
 from scoring.model import BoardState, Placement
 
 from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView
 from .anchored import SPACE_TRUST, face_xy, holder, nearest, pose_at, seat_players, space_centre, space_hit, steps_from
+from .spaces import Spot, busy_spots, image_point, marker_texture, plain_spot
 
 GAME_ID = "borneo"
 JUNGLE = "jungle"
@@ -64,6 +66,11 @@ FAN_MM = 30.0
 #: A card fanned further than this below the card under it leaves room for a card between
 #: them whose marker was not read: the stack is reported, not guessed.
 FAN_GAP_MM = 1.5 * FAN_MM
+#: Where a plant tile's tag and QR code lie from its centre (13 mm either side), whichever
+#: sixth turn it lies in: the squares probed on a free slot for a tile that was not read.
+_TILE_RING = tuple(
+    (round(13.0 * float(np.cos(np.radians(a))), 2), round(13.0 * float(np.sin(np.radians(a))), 2)) for a in range(0, 360, 60)
+)
 #: Arranging: the flat formation of platforms (centre positions in mm) and the mounts' column.
 _FORMATION = {"E1": (250.0, 0.0), "C1": (0.0, 235.0), "C2": (250.0, 235.0), "C3": (500.0, 235.0),
               "U1": (0.0, 470.0), "U2": (250.0, 470.0), "U3": (500.0, 470.0)}
@@ -208,6 +215,22 @@ def _band_texture(view: TableView, cards: list[Located], *, inside: bool) -> flo
     return float(np.median(values))
 
 
+def _fanned_on(view: TableView, cards: list[Located], covered_ids: set[str], area: str) -> list[Spot]:
+    """Where the tag of a card fanned onto each earned card would show (one fan step below the
+    card's own tag, a plain part of its face): busy there means an unread card lies on it."""
+    out = []
+    for card in cards:
+        if card.component.id in covered_ids:
+            continue
+        try:
+            tag = marker_layout(GAME_ID, card.component).tag
+        except Exception:  # noqa: BLE001 - a card without a marker layout is not probed
+            continue
+        cx, cy = tag.centre_mm
+        out.append(Spot(card, cx, cy + FAN_MM, area, 6.0))
+    return out
+
+
 def read(view: TableView) -> LayoutResult:
     """Platforms, plant tiles and rotations, hands, fanned food chains, the gallery and bonus cards."""
     cat = _catalog()
@@ -276,6 +299,7 @@ def read(view: TableView) -> LayoutResult:
             report("layout/unplaced", card, "lies near no legend card and is not laid out beside the jungle")
             continue
         placed.append(Placed(Placement(card.component.id, GALLERY), card))
+    chain_gaps: list[Spot] = []
     for pid, cards in earned.items():
         on, found = _stacks(cards)
         problems.extend(found)
@@ -285,13 +309,22 @@ def read(view: TableView) -> LayoutResult:
                 continue
             if card.component.id not in on and reference > 0 and _band_texture(view, [card], inside=False) > 0.6 * reference:
                 problems.append(Problem("layout/fan_gap", f"{card.component.id} lies fanned below something printed that was not read (a card of the chain?); not placed", (card.component.id,), (card.image_centre,)))
+                unknown.append(Placement("?", EARNED + pid))  # type: ignore[arg-type]
                 continue
             placed.append(Placed(Placement(card.component.id, EARNED + pid, None, 0, True, on.get(card.component.id)), card))  # type: ignore[arg-type]
+        chain_gaps += _fanned_on(view, cards, set(on.values()), EARNED + pid)
+    reference = marker_texture(view, [c for cards in earned.values() for c in cards], 6.0)
+    placed_ids = {p.placement.component for p in placed}
+    for spot in busy_spots(view, chain_gaps, reference):
+        below = spot.holder.component.id
+        unknown.append(Placement("?", spot.key, None, 0, True, below if below in placed_ids else None))  # type: ignore[arg-type]
+        problems.append(Problem("layout/fan_unread", f"a card lies fanned on {below} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
     for card in view.of_kind("bonus"):
         placed.append(Placed(Placement(card.component.id, BONUS), card))
 
     # Markers that did not decode on a slot of a platform are unknown places there.
     taken = {(p.placement.area, p.placement.cell) for p in placed}
+    tile_reference = marker_texture(view, platforms + list(view.of_kind("tile")), 6.0)
     for u in view.unreadable:
         if u.centre_mm is None:
             continue
@@ -302,10 +335,23 @@ def read(view: TableView) -> LayoutResult:
         if hit is None:
             continue
         key = (PLATFORM + platform.component.id, hit.space.name)
+        if plain_spot(view, Spot(platform, hit.space.x_mm, hit.space.y_mm, key, 6.0, _TILE_RING), tile_reference):
+            continue  # the slot's own printed outline, not a tile
         if key not in taken:
             taken.add(key)
             unknown.append(Placement("?", key[0], key[1]))  # type: ignore[arg-type]
             problems.append(Problem("layout/unreadable", f"the tile on slot {hit.space.name} of {platform.component.id} could not be read", (), (u.image_centre,)))
+    # Free slots that look as busy as a printed tag hold a tile that did not even show as a quad.
+    spots = [
+        Spot(platform, s.x_mm, s.y_mm, (PLATFORM + platform.component.id, s.name), 6.0, _TILE_RING)
+        for platform in platforms
+        for s in platform.component.spaces
+        if (PLATFORM + platform.component.id, s.name) not in taken
+    ]
+    for spot in busy_spots(view, spots, tile_reference):
+        area, cell = spot.key  # type: ignore[misc]
+        unknown.append(Placement("?", area, cell))  # type: ignore[arg-type]
+        problems.append(Problem("layout/unread_tile", f"something lies on slot {cell} of {spot.holder.component.id} that could not be read; that slot is not scored", (), (image_point(spot),)))
     confidence = float(np.mean(fits)) if fits else (1.0 if platforms or not view.located else 0.5)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
 

@@ -28,10 +28,11 @@ from dataclasses import replace
 import numpy as np
 
 from scoring import find_game
-from scoring.model import BoardState, Component, Placement
+from scoring.model import BoardState, Component, Placement, Player
 
-from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView
+from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView, Unreadable
 from .anchored import SPACE_TRUST, holder, nearest, pose_at, seat_players, seen_players, space_centre, space_hit, steps_from
+from .spaces import Spot, busy_spots, image_point, marker_texture, verdicts
 
 GAME_ID = "rainforest"
 MAIN_BOARD = "MAIN-BOARD"
@@ -45,6 +46,9 @@ TABLE = "table"
 BINOCULARS_MM = 80.0
 #: Arranging: gap between player boards, and between them and the main board.
 BOARD_GAP_MM = 70.0
+#: Where a tile's tag (or QR code) lies from its centre, whichever way it is turned: the
+#: squares probed on a tile space for a tile that was not read.
+_TILE_CORNERS = ((-21.0, -21.0), (21.0, -21.0), (21.0, 21.0), (-21.0, 21.0))
 #: Arranging: where bonus tokens lie on a tile (over its QR code, then below its slots).
 _BONUS_SPOTS = ((54.0, 22.0), (37.5, 66.0))
 
@@ -271,6 +275,7 @@ def read(view: TableView) -> LayoutResult:
 
     # Markers that did not decode on a slot or a space are unknown places there.
     taken = {(p.placement.area, p.placement.cell, p.placement.on, p.placement.slot) for p in placed}
+    quads: list[tuple[Unreadable, Placement]] = []
     for u in view.unreadable:
         if u.centre_mm is None:
             continue
@@ -292,15 +297,87 @@ def read(view: TableView) -> LayoutResult:
             if hit is not None:
                 area, cell = _zone_cell(hit.space.name)
                 guess = Placement("?", area, cell)  # type: ignore[arg-type]
-        if guess is None:
-            continue
+        if guess is not None:
+            quads.append((u, guess))
+    for (u, guess), plain in zip(quads, _plain(view, [u.centre_mm for u, _ in quads], tiles_placed, owned, main)):  # type: ignore[misc]
         k = (guess.area, guess.cell, guess.on, guess.slot)
-        if k not in taken:
+        if k not in taken and not plain:
             taken.add(k)
             unknown.append(guess)
             problems.append(Problem("layout/unreadable", f"a marker in {guess.area} could not be read; that place is not scored", (), (u.image_centre,)))
+    for spot in _unread_spots(view, owned, by_board, tiles_placed, tile_area, main, taken):
+        guess = spot.key
+        assert isinstance(guess, Placement)
+        unknown.append(guess)
+        where = f"slot {guess.slot} of {guess.on}" if guess.on else f"{guess.cell} of {spot.holder.component.id}"
+        problems.append(Problem("layout/unread", f"something lies on {where} that could not be read; that place is not scored", (), (image_point(spot),)))
     confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+
+
+def _plain(view: TableView, points: list[tuple[float, float]], tiles: list[Located], owned: list[Located], main: Located | None) -> list[bool]:
+    """Per point: whether the slot or token space under it looks like its plain printed face (an
+    undecoded quad there is the space's own outline, not a token)."""
+    boards = owned + ([main] if main is not None else [])
+    spots: list[Spot] = []
+    index: list[int] = []
+    for k, xy in enumerate(points):
+        face = holder(tiles, xy) or holder(boards, xy)
+        hit = None if face is None else space_hit(face, xy)
+        if face is not None and hit is not None and hit.space.w_mm <= 40:  # a tile's space has its own probe
+            spots.append(Spot(face, hit.space.x_mm, hit.space.y_mm, None))
+            index.append(k)
+    out = [False] * len(points)
+    if spots:
+        reference = marker_texture(view, list(view.of_kind("token")) + tiles + boards)
+        for k, verdict in zip(index, verdicts(view, spots, reference, tiles + boards)):
+            out[k] = verdict is False
+    return out
+
+
+def _unread_spots(
+    view: TableView,
+    owned: list[Located],
+    by_board: Mapping[str, Player],
+    tiles: list[Located],
+    tile_area: Mapping[str, str],
+    main: Located | None,
+    taken: set[tuple],
+) -> list[Spot]:
+    """Free slots, spaces and piles that look as busy as a printed tag: a token or tile lies there
+    whose markers did not even show as a quad."""
+    tokens: list[Spot] = []
+    tiles_spots: list[Spot] = []
+
+    def offer(spot: Spot, guess: Placement, is_tile: bool) -> None:
+        if (guess.area, guess.cell, guess.on, guess.slot) not in taken:
+            (tiles_spots if is_tile else tokens).append(spot)
+
+    for tile in tiles:
+        for s in tile.component.spaces:
+            guess = Placement("?", tile_area[tile.component.id], None, 0, True, tile.component.id, int(s.name))  # type: ignore[arg-type]
+            offer(Spot(tile, s.x_mm, s.y_mm, guess), guess, False)
+    for board in owned:
+        pid = by_board[board.component.id].id
+        for s in board.component.spaces:
+            prefix = {"J": JUNGLE, "C": CLEARING, "R": RESERVE}[s.name[0]]
+            guess = Placement("?", prefix + pid, s.name)  # type: ignore[arg-type]
+            if s.name[0] == "R":
+                offer(Spot(board, s.x_mm, s.y_mm, guess), guess, False)
+            else:
+                offer(Spot(board, s.x_mm, s.y_mm, guess, 8.0, _TILE_CORNERS), guess, True)
+    if main is not None:
+        for s in main.component.spaces:
+            area, cell = _zone_cell(s.name)
+            guess = Placement("?", area, cell)  # type: ignore[arg-type]
+            if cell == "PILE":
+                offer(Spot(main, s.x_mm, s.y_mm, guess, 8.0, _TILE_CORNERS), guess, True)
+            else:
+                offer(Spot(main, s.x_mm, s.y_mm, guess), guess, False)
+    boards = owned + ([main] if main is not None else [])
+    token_ref = marker_texture(view, list(view.of_kind("token")) + tiles + boards)
+    tile_ref = marker_texture(view, tiles + boards, 8.0)
+    return busy_spots(view, tokens, token_ref) + busy_spots(view, tiles_spots, tile_ref)
 
 
 def canonical(state: BoardState) -> BoardState:

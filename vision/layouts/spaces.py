@@ -1,0 +1,210 @@
+"""Unread components on known places: a board space, a tile slot, a platform slot.
+
+A layout knows where components can lie (the spaces printed on a located board or tile).
+A component whose markers were too blurred to decode, or did not even show as a quad,
+still prints a tag: its place looks as busy as a printed marker, while an empty space of
+our printed faces is a plain fill. Each frame is its own calibration: the texture of the
+markers that were read (anchors, tags of read components) is what "a marker here" looks
+like, and the plain parts of the holding face are what "nothing here" looks like, so
+blur, noise and light of the photo move both alike. A busy place is reported as unknown,
+never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import cv2
+import numpy as np
+
+from scoring.markers import marker_layout
+from scoring.model import Component
+
+from . import Located, TableView
+
+#: A place counts as occupied when it is at least this busy relative to a read marker...
+MARKER_RATIO = 0.35
+#: ...and this many times busier than the plain parts of the face holding it.
+PLAIN_RATIO = 3.0
+#: Half side of the square probed at a place's centre (inside any tag the games print).
+PROBE_HALF_MM = 5.0
+#: At most this many read markers probed for the reference (the median is what counts).
+MARKER_SAMPLES = 12
+#: At most this many plain probes per holding face (the median is what counts).
+PLAIN_SAMPLES = 6
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Spot:
+    """A place on a located face that can hold a component, with what to report when it does."""
+
+    holder: Located
+    x_mm: float
+    """Centre of the place on the holder's upright face."""
+    y_mm: float
+    key: Hashable
+    """What the layout reports for this place (an unknown placement)."""
+    half_mm: float = PROBE_HALF_MM
+    probes: tuple[tuple[float, float], ...] = ((0.0, 0.0),)
+    """Offsets (holder face mm) of the squares probed; the busiest counts. A tile whose turn is
+    unknown has its tag in one of several corners."""
+
+
+def square(loc: Located, x_mm: float, y_mm: float, half_mm: float) -> np.ndarray:
+    """Table polygon of a square of a located face, centred on a face point."""
+    h = half_mm
+    return np.array([loc.face_point(x_mm + dx, y_mm + dy) for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))])
+
+
+def image_point(spot: Spot) -> tuple[float, float]:
+    """Where a place lies in the photo (through the holder's face outline), for the players' overlay."""
+    w, h = spot.holder.component.size_mm
+    face = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    m = cv2.getPerspectiveTransform(face, np.asarray(spot.holder.image_outline, np.float32))
+    p = m @ np.array([spot.x_mm, spot.y_mm, 1.0])
+    return (float(p[0] / p[2]), float(p[1] / p[2]))
+
+
+def marker_boxes(game: str, loc: Located) -> tuple[tuple[float, float, float], ...]:
+    """Centres and sides (face mm) of a component's printed tags: its own tag and its anchors."""
+    return _marker_boxes(game, loc.component)
+
+
+@cache
+def _marker_boxes(game: str, comp: Component) -> tuple[tuple[float, float, float], ...]:
+    out = [(a.x_mm, a.y_mm, a.size_mm) for a in comp.anchors]
+    try:
+        tag = marker_layout(game, comp).tag
+    except Exception:  # noqa: BLE001 - a component without a marker layout has only its anchors
+        return tuple(out)
+    cx, cy = tag.centre_mm
+    return tuple(out + [(cx, cy, tag.size_mm)])
+
+
+@cache
+def _qr_box(game: str, comp: Component) -> tuple[float, float, float] | None:
+    try:
+        qr = marker_layout(game, comp).qr
+    except Exception:  # noqa: BLE001
+        return None
+    return None if qr is None else (*qr.centre_mm, qr.size_mm + 2 * qr.quiet_mm)
+
+
+def marker_texture(view: TableView, items: Iterable[Located], half_mm: float = PROBE_HALF_MM) -> float:
+    """Median texture of the read markers of some located faces: a printed tag in this photo.
+    0 when none is in view (or the view has no texture probe)."""
+    if view.texture is None:
+        return 0.0
+    values: list[float] = []
+    for loc in items:
+        for x, y, size in marker_boxes(view.game, loc):
+            if size / 2 < half_mm or len(values) >= MARKER_SAMPLES:
+                continue
+            v = view.texture(square(loc, x, y, half_mm))
+            if v > 0:
+                values.append(v)
+    return float(np.median(values)) if values else 0.0
+
+
+@cache
+def plain_points(game: str, component: Component, half_mm: float) -> tuple[tuple[float, float], ...]:
+    """Face points whose probe square misses every space and marker of a component (at most
+    ``PLAIN_SAMPLES``, spread over the face): where nothing lies and nothing is printed but the fill."""
+    w, h = component.size_mm
+    keep = [(s.x_mm, s.y_mm, s.w_mm / 2 + 1, s.h_mm / 2 + 1) for s in component.spaces]
+    keep += [(x, y, size / 2 + 3, size / 2 + 3) for x, y, size in _marker_boxes(game, component)]
+    qr = _qr_box(game, component)
+    if qr is not None:
+        keep.append((qr[0], qr[1], qr[2] / 2 + 1, qr[2] / 2 + 1))
+    step = 2 * half_mm + 2
+    xs, ys = np.meshgrid(np.arange(half_mm + 1, w - half_mm - 1 + 1e-6, step), np.arange(half_mm + 1, h - half_mm - 1 + 1e-6, step))
+    pts = np.column_stack([xs.ravel(), ys.ravel()])
+    ok = np.ones(len(pts), bool)
+    for kx, ky, hx, hy in keep:
+        ok &= (np.abs(pts[:, 0] - kx) > hx + half_mm) | (np.abs(pts[:, 1] - ky) > hy + half_mm)
+    pts = pts[ok]
+    if not len(pts):
+        return ()
+    pick = sorted(set(np.linspace(0, len(pts) - 1, min(PLAIN_SAMPLES, len(pts))).round().astype(int)))
+    return tuple((float(pts[k, 0]), float(pts[k, 1])) for k in pick)
+
+
+def plain_textures(view: TableView, loc: Located, half_mm: float = PROBE_HALF_MM) -> list[float]:
+    """Textures of a face away from its spaces and markers (nothing lies there), in this photo."""
+    if view.texture is None:
+        return []
+    values = [view.texture(square(loc, x, y, half_mm)) for x, y in plain_points(view.game, loc.component, half_mm)]
+    return [v for v in values if v > 0]
+
+
+def plain_level(values: Sequence[float]) -> float:
+    """The plain face's texture: a low quantile, as printed text may lie where plain probes fall."""
+    return float(np.percentile(values, 25)) if values else 0.0
+
+
+def _faces(view: TableView) -> tuple[list[Located], np.ndarray, np.ndarray]:
+    """Every located face with its table -> face transform and size, for point-on-face tests."""
+    locs = list(view.located)
+    if not locs:
+        return locs, np.zeros((0, 3, 3)), np.zeros((0, 2))
+    return locs, np.stack([np.linalg.inv(c.face_to_table) for c in locs]), np.array([c.component.size_mm for c in locs])
+
+
+def covered(faces: tuple[list[Located], np.ndarray, np.ndarray], spot: Spot) -> bool:
+    """Whether a read component smaller than the holder lies over the place (whatever is under it is hidden)."""
+    locs, inv, size = faces
+    if not locs:
+        return False
+    xy = spot.holder.face_point(spot.x_mm, spot.y_mm)
+    f = inv @ np.array([xy[0], xy[1], 1.0])
+    f = f[:, :2] / f[:, 2:3]
+    on = np.all((f >= 0) & (f <= size), axis=1)
+    area = spot.holder.component.size_mm[0] * spot.holder.component.size_mm[1]
+    smaller = size[:, 0] * size[:, 1] < area
+    return bool(np.any(on & smaller & np.array([c is not spot.holder for c in locs])))
+
+
+def verdicts(view: TableView, spots: Sequence[Spot], reference: float, others: Sequence[Located] = ()) -> list[bool | None]:
+    """Per place: True when it looks as busy as a printed marker (``reference``) and clearly busier
+    than the plain parts of its holder (something lies there that was not read), False when it
+    looks like the plain face, None when the photo cannot tell (no marker or plain face to compare
+    with, or a read component covering the place). A holder with too little plain face of its own
+    (a tile full of slots) is compared with the plain parts of all the holders and ``others``."""
+    if view.texture is None or reference <= 0 or not spots:
+        return [None] * len(spots)
+    samples: dict[int, list[float]] = {}
+    for face in [s.holder for s in spots] + list(others):
+        if id(face) not in samples:
+            samples[id(face)] = plain_textures(view, face, spots[0].half_mm)
+    pooled = plain_level([v for values in samples.values() for v in values])
+    faces = _faces(view)
+    out: list[bool | None] = []
+    for spot in spots:
+        own = samples[id(spot.holder)]
+        floor = plain_level(own) if len(own) >= 3 else pooled
+        if covered(faces, spot) or floor <= 0 or reference < PLAIN_RATIO * floor:
+            out.append(None)  # the photo cannot tell a marker from the plain face
+            continue
+        v = max(view.texture(square(spot.holder, spot.x_mm + dx, spot.y_mm + dy, spot.half_mm)) for dx, dy in spot.probes)
+        if v <= 0:
+            out.append(None)
+        elif v >= MARKER_RATIO * reference and v >= PLAIN_RATIO * floor:
+            out.append(True)
+        elif v < MARKER_RATIO * reference and v < PLAIN_RATIO * floor:
+            out.append(False)
+        else:
+            out.append(None)
+    return out
+
+
+def busy_spots(view: TableView, spots: Sequence[Spot], reference: float) -> list[Spot]:
+    """The places where something lies that was not read (see ``verdicts``)."""
+    return [s for s, busy in zip(spots, verdicts(view, spots, reference)) if busy]
+
+
+def plain_spot(view: TableView, spot: Spot, reference: float, others: Sequence[Located] = ()) -> bool:
+    """Whether a place clearly looks like its plain printed face: an undecoded quad there is the
+    space's own printed outline or a shadow's edge, not a component."""
+    return verdicts(view, [spot], reference, others)[0] is False
