@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import cv2
@@ -499,7 +500,12 @@ def _tag_pools(catalog: Catalog) -> dict[float, tuple[int, ...]]:
 def _space_sizes(catalog: Catalog, space: Space, ratio: float) -> tuple[float, ...]:
     """Printed tag sizes of the components made for a space: about its size (a token on a
     planet space, not a token lying somewhere on a jungle tile's space)."""
-    span = max(space.w_mm, space.h_mm)
+    return _sizes_for_span(catalog.game, max(space.w_mm, space.h_mm), ratio)
+
+
+@cache
+def _sizes_for_span(game_id: str, span: float, ratio: float) -> tuple[float, ...]:
+    catalog = catalog_for(game_id)
     sizes = {
         catalog.by_tag[c.tag].size_mm
         for c in catalog.components.values()
@@ -508,10 +514,16 @@ def _space_sizes(catalog: Catalog, space: Space, ratio: float) -> tuple[float, .
     return tuple(sorted(sizes))
 
 
-def _inside(to_face: np.ndarray, size_mm: tuple[float, float], point: np.ndarray) -> bool:
-    """Whether a table point lies on a located face (``to_face``: table -> face millimetres)."""
-    x, y = apply_homography(to_face, point.reshape(1, 2))[0]
-    return bool(0 <= x <= size_mm[0] and 0 <= y <= size_mm[1])
+def _covered_points(points: np.ndarray, located: Sequence[Located], holder: Located) -> np.ndarray:
+    """Which table points lie on a located face other than ``holder`` and other boards."""
+    covered = np.zeros(len(points), bool)
+    for loc in located:
+        if loc is holder or loc.component.spaces:
+            continue
+        w, h = loc.component.size_mm
+        face = apply_homography(np.linalg.inv(loc.face_to_table), points)
+        covered |= (face[:, 0] >= 0) & (face[:, 0] <= w) & (face[:, 1] >= 0) & (face[:, 1] <= h)
+    return covered
 
 
 def _soft_sites(
@@ -534,21 +546,20 @@ def _soft_sites(
             size = min(sizes, key=lambda s: abs(s - side))
             if abs(size - side) <= cfg.unreadable_size_tolerance * size:
                 c = quad.mean(axis=0)
-                sites.append(Site((float(c[0]), float(c[1])), size, 0.25 * size))
-    inverse = [np.linalg.inv(loc.face_to_table) for loc in located]
+                edge = quad[1] - quad[0]
+                turn = float(np.degrees(np.arctan2(edge[1], edge[0]))) % 90.0
+                sites.append(Site((float(c[0]), float(c[1])), size, 0.25 * size, turn))
     for holder in located:
-        for space in holder.component.spaces:
-            fit = _space_sizes(catalog, space, cfg.soft_space_ratio)
-            if not fit:
+        spaces = [sp for sp in holder.component.spaces if _space_sizes(catalog, sp, cfg.soft_space_ratio)]
+        if not spaces:
+            continue
+        centres = apply_homography(holder.face_to_table, np.array([[sp.x_mm, sp.y_mm] for sp in spaces]))
+        taken = _covered_points(centres, located, holder)  # a component read already lies there
+        for space, c, busy in zip(spaces, centres, taken):
+            if busy:
                 continue
-            c = apply_homography(holder.face_to_table, np.array([[space.x_mm, space.y_mm]]))[0]
-            if any(
-                loc is not holder and not loc.component.spaces and _inside(inv, loc.component.size_mm, c)
-                for loc, inv in zip(located, inverse)
-            ):
-                continue  # a component read already lies on it
             half = 0.5 * max(space.w_mm, space.h_mm)
-            for size in fit:
+            for size in _space_sizes(catalog, space, cfg.soft_space_ratio):
                 sites.append(Site((float(c[0]), float(c[1])), size, half * 0.6))
     return sites
 
@@ -620,21 +631,24 @@ def recognise(
     plane, located, problems = _on_plane(ident, cfg)
     candidates = detected.candidates
     markers = detected.markers
+    # Second looks, both on the first plane: undecoded quads against this game's unseen tags
+    # (bits), then blurred tags read whole at quads and free spaces; one refit for both.
+    extra: list[Detection] = []
     if cfg.rescue and plane is not None:
         rescued, candidates = _rescue(detected.tag_gray, frame, markers, candidates, plane, catalog, cfg)
+        extra += rescued
         if rescued:
-            markers = markers + tuple(rescued)
-            ident = identify(markers, catalog)
-            plane, located, problems = _on_plane(ident, cfg)
             timings["rescued"] = float(len(rescued))
     if cfg.soft is not None and plane is not None:
-        whole = _soft(frame, markers, candidates, plane, located, catalog, cfg)
+        whole = _soft(frame, markers + tuple(extra), candidates, plane, located, catalog, cfg)
+        extra += whole
         if whole:
-            markers = markers + tuple(whole)
-            ident = identify(markers, catalog)
-            plane, located, problems = _on_plane(ident, cfg)
             timings["read_whole"] = float(len(whole))
             candidates = tuple(c for c in candidates if not _covered(c, whole))
+    if extra:
+        markers = markers + tuple(extra)
+        ident = identify(markers, catalog)
+        plane, located, problems = _on_plane(ident, cfg)
     unreadable = _unreadable(
         candidates,
         plane,

@@ -62,6 +62,8 @@ class Site:
     tag_mm: float
     reach_mm: float = 0.0
     """How far from ``centre_mm`` the tag's centre may be (0: 0.4 tag sides)."""
+    angle_deg: float | None = None
+    """The square's turn when an undecoded quad gave it: no search, only a quick check."""
 
 
 def _kernels() -> dict[str, np.ndarray | float]:
@@ -111,6 +113,8 @@ def _ring_mask() -> np.ndarray:
 _RING = _ring_mask()
 _BORDER = {name: _unit(_blur(_grid(np.full((6, 6), 0.5, np.float32)), k)[None].reshape(1, -1)[:, _RING])[0]
            for name, k in _KERNELS.items()}
+_KERNEL_NAMES = tuple(_KERNELS)
+_BORDERS = np.stack([_BORDER[k] for k in _KERNEL_NAMES])
 
 
 @cache
@@ -210,20 +214,27 @@ def _ring_values(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, poin
     return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
+def _best_kernel(values: np.ndarray) -> tuple[str, float]:
+    """The blur whose border explains one pose's ring samples best, and how well."""
+    v = values[0] - values[0].mean()
+    scores = np.einsum("kj,j->k", _BORDERS, v) / max(float(np.linalg.norm(v)), 1e-6)
+    k = int(np.argmax(scores))
+    return _KERNEL_NAMES[k], float(scores[k])
+
+
 def _ring_scores(values: np.ndarray, kernel: str) -> np.ndarray:
     v = values - values.mean(axis=1, keepdims=True)
-    return (v @ _BORDER[kernel]) / np.maximum(np.linalg.norm(v, axis=1), 1e-6)
+    return np.einsum("ij,j->i", v, _BORDER[kernel]) / np.maximum(np.linalg.norm(v, axis=1), 1e-6)
 
 
 def _fit(gray: np.ndarray, to_image: np.ndarray, pose: list[float], give_up: float) -> tuple[list[float], str, float]:
     """Pose (x, y, angle, side) and blur that best explain the border and quiet zone alone:
     steepest ascent over the eight one-parameter moves, coarse to fine, all eight sampled in
     one remap; stops early when even the coarse fit is no tag."""
-    kernel = "g1.6"
     current = np.array(pose, float)
-    best = float(_ring_scores(_ring_values(gray, to_image, current[None]), kernel)[0])
+    kernel, best = _best_kernel(_ring_values(gray, to_image, current[None]))
     side = pose[3]
-    for level, step in enumerate((1.0, 0.5, 0.25)):
+    for level, step in enumerate((0.6, 0.3)):
         moves = np.zeros((8, 4))
         for i, d in enumerate((step, step, 4.0 * step, 0.03 * side * step)):
             moves[2 * i, i], moves[2 * i + 1, i] = -d, d
@@ -236,11 +247,7 @@ def _fit(gray: np.ndarray, to_image: np.ndarray, pose: list[float], give_up: flo
             current, best = trial[k], float(scores[k])
         if level == 0 and best < give_up:
             break
-        if level != 1:
-            values = _ring_values(gray, to_image, current[None])
-            per_kernel = {name: float(_ring_scores(values, name)[0]) for name in _KERNELS}
-            kernel = max(per_kernel, key=per_kernel.__getitem__)
-            best = per_kernel[kernel]
+        kernel, best = _best_kernel(_ring_values(gray, to_image, current[None]))
     return [float(v) for v in current], kernel, best
 
 
@@ -266,10 +273,17 @@ def read_site(
 def _found(
     gray: np.ndarray, to_image: np.ndarray, site: Site, config: SoftConfig, known_mm: np.ndarray | None
 ) -> tuple[float, float, float, float] | None:
-    """The finder's square at a site, or None when nothing tag-like (or only a known marker) is there."""
-    x, y, deg, v = _find(gray, to_image, site)
-    if v < config.min_find:
-        return None
+    """The finder's square at a site, or None when nothing tag-like (or only a known marker) is there.
+    A site from an undecoded quad has its square already: its border is checked where it is."""
+    if site.angle_deg is not None:
+        x, y, deg = site.centre_mm[0], site.centre_mm[1], site.angle_deg
+        _, v = _best_kernel(_ring_values(gray, to_image, np.array([[x, y, deg, site.tag_mm]])))
+        if v < config.min_border - 0.15:
+            return None
+    else:
+        x, y, deg, v = _find(gray, to_image, site)
+        if v < config.min_find:
+            return None
     if known_mm is not None and len(known_mm) and np.min(np.hypot(known_mm[:, 0] - x, known_mm[:, 1] - y)) < 0.5 * site.tag_mm:
         return None  # the square found is a marker read already
     return x, y, deg, v
@@ -296,7 +310,8 @@ def _read(
     v = v - v.mean()
     v /= max(float(np.linalg.norm(v)), 1e-6)
     rows, owners = _templates(tuple(sorted(pool)), kernel)
-    scores = rows @ v
+    # einsum, not a BLAS product: a threaded gemv costs more in thread wake-ups than in sums here.
+    scores = np.einsum("ij,j->i", rows, v)
     best = int(np.argmax(scores))
     top = float(scores[best])
     others = scores[owners != owners[best]]
