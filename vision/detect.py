@@ -180,6 +180,9 @@ def _aruco_detector(refine: bool, decimate: float, min_perimeter: float) -> cv2.
     # in blurred, tilted frames at little cost.
     params.perspectiveRemovePixelPerCell = 8
     params.perspectiveRemoveIgnoredMarginPerCell = 0.3
+    # Blur rounds a tag's corners: a looser polygon fit keeps such squares as quads, so they
+    # are decoded or at least handed to the second looks (more tags read in hard frames, same time).
+    params.polygonalApproxAccuracyRate = 0.08
     return cv2.aruco.ArucoDetector(dictionary, params)
 
 

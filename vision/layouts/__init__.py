@@ -263,7 +263,10 @@ def space_pose(board_pose: TablePose, board: Component, space_name: str, offset:
 def connected_groups(items: list[Located], reach_mm: float) -> list[list[int]]:
     """Groups of components whose centres chain together within ``reach_mm`` (4-neighbours on a grid)."""
     n = len(items)
-    centres = np.array([c.centre_mm for c in items]) if items else np.zeros((0, 2))
+    if n == 0:
+        return []
+    centres = np.array([c.centre_mm for c in items])
+    near = (np.linalg.norm(centres[:, None] - centres[None], axis=2) < reach_mm).tolist()
     seen = [False] * n
     out: list[list[int]] = []
     for i in range(n):
@@ -274,13 +277,24 @@ def connected_groups(items: list[Located], reach_mm: float) -> list[list[int]]:
         while stack:
             k = stack.pop()
             group.append(k)
-            d = np.linalg.norm(centres - centres[k], axis=1)
-            for j in np.nonzero(d < reach_mm)[0]:
-                if not seen[j]:
+            for j, close in enumerate(near[k]):
+                if close and not seen[j]:
                     seen[j] = True
-                    stack.append(int(j))
+                    stack.append(j)
         out.append(sorted(group))
     return out
+
+
+def cell_polygon(frame: tuple[np.ndarray, float, float], cell: tuple[int, int], half_mm: tuple[float, float]) -> np.ndarray:
+    """(4, 2) table corners of a rectangle of half-sides ``half_mm`` centred on a grid cell
+    (the grid's origin, clockwise angle and pitch): where a texture probe looks for a face."""
+    origin, angle, pitch = frame
+    a = math.radians(angle)
+    c, s = math.cos(a), math.sin(a)
+    vx, vy = float(cell[0]) * pitch, float(cell[1]) * pitch
+    x, y = float(origin[0]) + (c * vx - s * vy), float(origin[1]) + (s * vx + c * vy)
+    w, h = half_mm
+    return np.array([[(c * dx - s * dy) + x, (s * dx + c * dy) + y] for dx, dy in ((-w, -h), (w, -h), (w, h), (-w, h))])
 
 
 def covered_cells(
@@ -295,13 +309,10 @@ def covered_cells(
     there that could not be read (a face too blurred, a marker under glare)."""
     if view.texture is None or not occupied:
         return []
-    origin, angle, pitch = frame
-    w, h = face_mm[0] * 0.3, face_mm[1] * 0.3
+    half = (face_mm[0] * 0.3, face_mm[1] * 0.3)
 
     def polygon(cell: tuple[int, int]) -> np.ndarray:
-        centre = origin + rotate(np.array(cell, float) * pitch, angle)
-        corners = [rotate(np.array(v), angle) + centre for v in ((-w, -h), (w, -h), (w, h), (-w, h))]
-        return np.array(corners)
+        return cell_polygon(frame, cell, half)
 
     sample = list(occupied)[:8]
     faces = [view.texture(polygon(c)) for c in sample]

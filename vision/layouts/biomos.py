@@ -166,9 +166,11 @@ def arrange(state: BoardState) -> Mapping[str, TablePose]:
 
 
 def _in_the_middle(boards: list[Located], item: Located) -> bool:
-    """The middle of the table lies behind every planet (across from its player); with no planet
-    in view nothing tells where the middle is."""
-    return bool(boards) and all(float(face_xy(b, item.centre_mm)[1]) < b.component.size_mm[1] / 2 for b in boards)
+    """The middle of the table lies beyond the far edge of every planet (across from its
+    player); with no planet in view nothing tells where the middle is. Beside a planet's far
+    half is not the middle: the solo Black Hole lies there, and a token on an unread Black
+    Hole must not be read as a centre-row token."""
+    return bool(boards) and all(float(face_xy(b, item.centre_mm)[1]) < 0.0 for b in boards)
 
 
 def _in_front(keeper: Located, card: Located) -> bool:

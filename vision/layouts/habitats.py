@@ -10,6 +10,11 @@ Rulings of this layout:
   nearest that player's top-left; a figure's rotation is its facing (0 = north). The
   market is placed only when seat 0's entrance is in view and the market spans the full
   grid of the player count (otherwise its cells could be shifted: reported instead).
+  Every cell of the market holds a tile or a figure, so a market read in part is completed
+  when exactly one way of laying the full grid over it has every unread cell looking
+  printed (the texture probe) and every other way takes in bare table; the unread cells
+  become unknown cells. When both sides look printed, or a side lies outside the photo,
+  the market stays reported as partial.
 - Without a player list, seats follow the box's colour order (red, yellow, black, blue, green).
 - Score markers and goal tiles lie on the score track's spaces; of two markers on one
   space the later colour lies on the earlier.
@@ -33,6 +38,7 @@ from . import (
     TablePose,
     TableView,
     cell_fit,
+    cell_polygon,
     connected_groups,
     covered_cells,
     grid_cell,
@@ -50,6 +56,12 @@ TRACK = "track"
 PITCH_MM = 52.0
 #: Largest centre distance of two neighbouring tiles (diagonal neighbours too, so one unread tile does not cut a park in two).
 NEIGHBOUR_MM = 76.0
+#: Half-sides of the square a texture probe looks at in a cell (as ``covered_cells`` does for a 50 mm tile).
+PROBE_HALF_MM = (15.0, 15.0)
+#: A probed cell looks printed above this fraction of the read faces' texture (as in ``covered_cells``)...
+BUSY = 0.6
+#: ...and like bare table below this one (printed faces measure 5-20 times bare table, blurred or not).
+BARE = 0.3
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -133,15 +145,72 @@ def _pitch(items: list[Located]) -> float:
     return float(np.clip(np.median(near), 50.0, 60.0)) if len(near) else PITCH_MM
 
 
+def _market_origin(
+    view: TableView, frame: tuple[np.ndarray, float, float], cells: list[tuple[int, int]], columns: int, rows: int
+) -> tuple[int, int] | None:
+    """Where the full market grid lies (in the frame's cells) when the cells read span only part
+    of it: the one way of completing them in which every unread cell looks printed, while every
+    other way would take in bare table and no whole row or column next to the completed grid
+    looks printed (a market larger than the player count's; clutter beside it covers a cell or
+    two). None when no way or several ways fit: its cells could be shifted. A blurred row of
+    tiles still looks printed; bare table does not."""
+    if view.texture is None:
+        return None
+    read = set(cells)
+    seen: dict[tuple[int, int], float] = {}
+
+    def texture(cell: tuple[int, int]) -> float:
+        if cell not in seen:
+            seen[cell] = view.texture(cell_polygon(frame, cell, PROBE_HALF_MM))  # type: ignore[misc]
+        return seen[cell]
+
+    reference = float(np.median([texture(c) for c in sorted(read)[:8]]))
+    if reference <= 0:
+        return None
+    xs, ys = [c[0] for c in read], [c[1] for c in read]
+    fitting: list[tuple[int, int]] = []
+    for ox in range(max(xs) - columns + 1, min(xs) + 1):
+        for oy in range(max(ys) - rows + 1, min(ys) + 1):
+            values = [texture((ox + i, oy + j)) for i in range(columns) for j in range(rows) if (ox + i, oy + j) not in read]
+            if all(v > BUSY * reference for v in values):
+                fitting.append((ox, oy))
+            elif not any(0 < v < BARE * reference for v in values):
+                return None  # neither printed nor clearly bare (out of the photo, a foreign code): undecided
+    if len(fitting) != 1:
+        return None
+    ox, oy = fitting[0]
+    sides = (
+        [(ox + i, oy - 1) for i in range(columns)], [(ox + i, oy + rows) for i in range(columns)],
+        [(ox - 1, oy + j) for j in range(rows)], [(ox + columns, oy + j) for j in range(rows)],
+    )
+    if any(all(texture(c) > BUSY * reference for c in side) for side in sides):
+        return None  # a whole printed row or column beyond: a larger market than the player count's
+    return fitting[0]
+
+
+def _nearest(points: np.ndarray, point: np.ndarray) -> int:
+    """Index of the nearest of some points (the first of equals)."""
+    return int(np.argmin(np.linalg.norm(points - point, axis=1)))
+
+
+def _next_to(cells: set[tuple[int, int]], cell: tuple[int, int]) -> bool:
+    """Whether a cell or one of its 4-neighbours is among the cells."""
+    x, y = cell
+    return any(c in cells for c in ((x, y), (x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)))
+
+
 def read(view: TableView) -> LayoutResult:
     """Parks, market and score track from the positioned components."""
     cat = _catalog()
     problems: list[Problem] = []
     fits: list[float] = []
     entrances = [(c, cs.colour) for c in view.located if (cs := cat.colour_of_entrance(c.component.id))]
+    entrance_colour = {id(c): colour for c, colour in entrances}
     players = _players(view, entrances)
     by_colour = {p.colour or p.id: p for p in players}
     by_colour.update({p.id: p for p in players})
+    seat0 = min((p.seat for p in players), default=None)
+    centres = {id(c): np.array(c.centre_mm) for c in view.located}
     placed: list[Placed] = []
     unknown: list[Placement] = []
 
@@ -155,34 +224,34 @@ def read(view: TableView) -> LayoutResult:
     market_items: list[Located] = []
     for group in groups:
         members = [park_items[i] for i in group]
-        ents = [m for m in members if cat.colour_of_entrance(m.component.id)]
+        ents = [m for m in members if id(m) in entrance_colour]
         if not ents:
             market_items.extend(members)
             continue
         owners = {}
         for e in ents:
-            colour = cat.colour_of_entrance(e.component.id).colour
-            player = by_colour.get(colour)
+            player = by_colour.get(entrance_colour[id(e)])
             if player is None:
                 problems.append(Problem("park/no_player", f"{e.component.id} belongs to no player of this game", (e.component.id,), (e.image_centre,)))
                 continue
             owners[id(e)] = player
         pitch = _pitch(members)
+        ent_centres = np.array([centres[id(e)] for e in ents])
         # Each tile joins the nearest entrance (several entrances touching is unusual but possible).
         for m in members:
-            if cat.colour_of_entrance(m.component.id) and id(m) not in owners:
+            if id(m) in entrance_colour and id(m) not in owners:
                 continue
-            best = min(ents, key=lambda e: np.linalg.norm(np.subtract(e.centre_mm, m.centre_mm)))
+            best = ents[_nearest(ent_centres, centres[id(m)])]
             owner = owners.get(id(best))
             if owner is None:
                 loose.append(m)
                 continue
             area = PARK_PREFIX + owner.id
-            origin, angle = np.array(best.centre_mm), best.angle_deg
+            origin, angle = centres[id(best)], best.angle_deg
             frames[area] = (origin, angle, pitch)
-            if owner.seat == min(p.seat for p in players):
+            if owner.seat == seat0:
                 seat0_angle = angle
-            offset = rotate(np.array(m.centre_mm) - origin, -angle)
+            offset = rotate(centres[id(m)] - origin, -angle)
             cell, err = grid_cell(offset, (pitch, pitch))
             turns, turn_err = m.turns_from(angle)
             fits.append(cell_fit(err) * (1.0 if turn_err < 20 else 0.5))
@@ -208,15 +277,28 @@ def read(view: TableView) -> LayoutResult:
             ref = seat0_angle
             tiles = [m for m in chosen if id(m) not in figures] or chosen
             pitch = _pitch(tiles)
-            anchor = np.array(tiles[0].centre_mm)
+            anchor = centres[id(tiles[0])]
             cells, market_fits = [], []
             for m in chosen:
-                cell, err = grid_cell(rotate(np.array(m.centre_mm) - anchor, -ref), (pitch, pitch))
+                cell, err = grid_cell(rotate(centres[id(m)] - anchor, -ref), (pitch, pitch))
                 cells.append(cell)
                 market_fits.append(cell_fit(err))
             x0, y0 = min(c[0] for c in cells), min(c[1] for c in cells)
             extent = (max(c[0] for c in cells) - x0 + 1, max(c[1] for c in cells) - y0 + 1)
-            if market_layout is not None and extent != (market_layout.columns, market_layout.rows):
+            partial = market_layout is not None and extent != (market_layout.columns, market_layout.rows)
+            unread: list[tuple[int, int]] = []
+            if partial and market_layout is not None:
+                columns, rows = market_layout.columns, market_layout.rows
+                completed = (
+                    _market_origin(view, (anchor, ref, pitch), cells, columns, rows)
+                    if extent[0] <= columns and extent[1] <= rows else None
+                )
+                if completed is not None:
+                    x0, y0 = completed
+                    read_cells = set(cells)
+                    unread = [(i, j) for i in range(columns) for j in range(rows) if (x0 + i, y0 + j) not in read_cells]
+                    partial = False
+            if partial and market_layout is not None:
                 problems.append(Problem("layout/market_partial",
                                         f"the market in view spans {extent[0]}x{extent[1]} cells, not the"
                                         f" {market_layout.columns}x{market_layout.rows} of {len(players)} players; its cells are not placed",
@@ -227,6 +309,8 @@ def read(view: TableView) -> LayoutResult:
                 for m, cell in zip(chosen, cells):
                     turns, _ = m.turns_from(ref)
                     placed.append(Placed(Placement(m.component.id, MARKET, (cell[0] - x0, cell[1] - y0), turns), m))
+                # Cells of the completed market that look printed but were not read.
+                unknown.extend(Placement("?", MARKET, cell) for cell in unread)  # type: ignore[arg-type]
 
     for m in loose:
         problems.append(Problem("layout/loose", f"{m.component.id} lies apart from every park and the market; not placed", (m.component.id,), (m.image_centre,)))
@@ -240,7 +324,7 @@ def read(view: TableView) -> LayoutResult:
         on_track = [c for c in view.located if c.component.kind in ("goal", "marker")]
         on_track.sort(key=lambda c: order.index(cs.colour) if (cs := cat.colour_of_marker(c.component.id)) else -1)
         for c in on_track:
-            name = space_at(board, np.array(c.centre_mm))
+            name = space_at(board, centres[id(c)])
             if name is None:
                 problems.append(Problem("layout/off_track", f"{c.component.id} lies on no space of the score track", (c.component.id,), (c.image_centre,)))
                 continue
@@ -253,16 +337,18 @@ def read(view: TableView) -> LayoutResult:
                 problems.append(Problem("layout/no_track", f"{c.component.id} seen but the score track is not in view", (c.component.id,), (c.image_centre,)))
 
     # Unreadable markers inside a park or the market become unknown cells.
-    taken = {(p.placement.area, p.placement.cell) for p in placed}
+    taken = {(p.placement.area, p.placement.cell) for p in placed} | {(u.area, u.cell) for u in unknown}
+    grid_cells: dict[str, set[tuple[int, int]]] = {area: set() for area in frames}
+    for p in placed:
+        if p.placement.area in grid_cells and isinstance(p.placement.cell, tuple):
+            grid_cells[p.placement.area].add(p.placement.cell)
     for u in view.unreadable:
         if u.centre_mm is None:
             continue
         best_area, best_cell, best_err = None, None, 1.0
         for area, (origin, angle, pitch) in frames.items():
             cell, err = grid_cell(rotate(np.array(u.centre_mm) - origin, -angle), (pitch, pitch))
-            neighbours = [p for p in placed if p.placement.area == area and isinstance(p.placement.cell, tuple)
-                          and abs(p.placement.cell[0] - cell[0]) + abs(p.placement.cell[1] - cell[1]) <= 1]
-            if neighbours and (area, cell) not in taken and err < best_err:
+            if _next_to(grid_cells[area], cell) and (area, cell) not in taken and err < best_err:
                 best_area, best_cell, best_err = area, cell, err
         if best_area is not None and best_cell is not None:
             taken.add((best_area, best_cell))

@@ -1,0 +1,58 @@
+"""The texture probe layouts use to notice faces whose markers could not be read."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from scoring import find_game
+from scoring.payload import encode
+from vision.layouts import Located
+from vision.plane import Plane
+from vision.recognise import _texture_probe
+
+#: Image pixels -> table mm: 2 px per mm, the table's origin at pixel (100, 100).
+PLANE = Plane(np.array([[0.5, 0.0, -50.0], [0.0, 0.5, -50.0], [0.0, 0.0, 1.0]]), 0.0, (), ())
+
+
+def _photo() -> np.ndarray:
+    """Bare grey table with a printed (checkered) square over table mm 100..150 x 100..150."""
+    gray = np.full((600, 800), 120, np.uint8)
+    yy, xx = np.mgrid[0:100, 0:100]
+    gray[300:400, 300:400] = np.where((xx // 8 + yy // 8) % 2 == 0, 30, 220).astype(np.uint8)
+    return gray
+
+
+def _square(x: float, y: float, half: float = 15.0) -> np.ndarray:
+    return np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]])
+
+
+def _tile(x: float, y: float) -> Located:
+    """A tile lying upright with its face centre at (x, y) mm."""
+    comp = find_game("habitats").component_index["T001"]  # type: ignore[attr-defined]
+    w, h = comp.size_mm
+    m = np.eye(3)
+    m[:2, 2] = [x - w / 2, y - h / 2]
+    return Located(comp, encode("habitats", "T001"), m, np.zeros((4, 2)), "tag")
+
+
+def test_printed_faces_are_busy_and_bare_table_is_not() -> None:
+    texture = _texture_probe(_photo(), PLANE)
+    assert texture(_square(125, 125)) > 20 * max(texture(_square(40, 40)), 1.0)
+    assert texture(_square(40, 40)) < 1.0
+
+
+def test_nothing_is_measured_outside_the_photo_or_on_an_explained_marker() -> None:
+    assert _texture_probe(_photo(), PLANE)(_square(-60, 40)) == 0.0
+    foreign = np.array([[340.0, 340.0], [360.0, 340.0], [360.0, 360.0], [340.0, 360.0]])  # image px, inside (125, 125) mm
+    assert _texture_probe(_photo(), PLANE, [foreign])(_square(125, 125)) == 0.0
+
+
+def test_a_read_face_counts_only_for_polygons_centred_on_it() -> None:
+    tile = _tile(125.0, 125.0)
+    bare = _texture_probe(_photo(), PLANE)
+    known = _texture_probe(_photo(), PLANE, located=[tile])
+    beside = _square(125 + 36, 125)  # half over the read face, centred off it
+    assert known(beside) < 0.1 * bare(beside)
+    assert math.isclose(known(_square(125, 125)), bare(_square(125, 125)))
