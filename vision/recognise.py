@@ -28,6 +28,7 @@ from .identify import (
     Catalog,
     Disagreement,
     Duplicate,
+    FaceDown,
     Foreign,
     Identified,
     Mark,
@@ -35,6 +36,7 @@ from .identify import (
     Sighting,
     catalog_for,
     identify,
+    on_table,
 )
 from .layouts import LayoutResult, Located, Placed, Problem, TableView, Unreadable, find_layout
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
@@ -149,6 +151,8 @@ class Recognition:
     """Milliseconds per stage: load, detect, identify, plane, layout, total."""
     plane_rms_mm: float | None = None
     image_size: tuple[int, int] = (0, 0)
+    face_down: tuple[FaceDown, ...] = ()
+    """Back tags seen: face-down components by kind and place, never which component."""
 
     def component(self, component_id: str) -> RecognisedComponent | None:
         for c in self.components:
@@ -198,6 +202,16 @@ class Recognition:
                     "image_centres": [[round(float(v), 1) for v in x.centre] for x in d.detections],
                 }
                 for d in self.disagreements
+            ],
+            "face_down": [
+                {
+                    "kind": f.kind,
+                    "label": f.label,
+                    "image_centre": [round(v, 1) for v in f.image_centre],
+                    "image_corners": _points(f.image_corners),
+                    "centre_mm": [round(v, 1) for v in f.centre_mm] if f.centre_mm else None,
+                }
+                for f in self.face_down
             ],
             "problems": [p.to_dict() for p in self.problems],
             "confidence": round(self.confidence, 3),
@@ -529,6 +543,25 @@ def _covered_points(points: np.ndarray, located: Sequence[Located], holder: Loca
     return covered
 
 
+def _explained_points(points: np.ndarray, sizes: np.ndarray, located: Sequence[Located], catalog: Catalog) -> np.ndarray:
+    """Which table points (of squares whose nearest printed tag side is ``sizes``) a located
+    face accounts for: its own markers (an undecoded QR code is a dark square of a tag's size
+    too) and, on a card or tile, any square not smaller than its own tag (printed art: a
+    component lying on a card, such as a token, carries a smaller tag)."""
+    out = np.zeros(len(points), bool)
+    for loc in located:
+        face = apply_homography(np.linalg.inv(loc.face_to_table), points)
+        w, h = loc.component.size_mm
+        own = catalog.by_tag.get(loc.component.tag)
+        if not loc.component.spaces and own is not None:
+            inside = (face[:, 0] >= 0) & (face[:, 0] <= w) & (face[:, 1] >= 0) & (face[:, 1] <= h)
+            out |= inside & (sizes >= own.size_mm)
+        for mark in _own_marks(catalog, loc.component):
+            out |= (face[:, 0] >= mark.x_mm - 3) & (face[:, 0] <= mark.x_mm + mark.size_mm + 3) & (
+                face[:, 1] >= mark.y_mm - 3) & (face[:, 1] <= mark.y_mm + mark.size_mm + 3)
+    return out
+
+
 def _soft_sites(
     candidates: Sequence[Candidate],
     plane: Plane,
@@ -537,21 +570,33 @@ def _soft_sites(
     pools: Mapping[float, tuple[int, ...]],
     cfg: RecogniseConfig,
 ) -> list[Site]:
-    """Where an unread tag may lie: undecoded quads of a printed size, and the free spaces of
-    located boards and tiles (a blurred token often leaves no quad at all)."""
+    """Where an unread tag may lie: the undecoded quads of a printed tag's size."""
     sizes = sorted(pools)
     sites: list[Site] = []
     tags = [c for c in candidates if c.kind is MarkerKind.TAG]
     if tags and sizes:
         pts = plane.to_table(np.stack([c.corners for c in tags]).reshape(-1, 2)).reshape(-1, 4, 2)
         sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2).mean(axis=1)
-        for quad, side in zip(pts, sides):
-            size = min(sizes, key=lambda s: abs(s - side))
+        nearest = np.array([min(sizes, key=lambda s: abs(s - side)) for side in sides])
+        explained = _explained_points(pts.mean(axis=1), nearest, located, catalog)
+        for quad, side, size, known in zip(pts, sides, nearest, explained):
+            if known:
+                continue
+            size = float(size)
             if abs(size - side) <= cfg.unreadable_size_tolerance * size:
                 c = quad.mean(axis=0)
                 edge = quad[1] - quad[0]
                 turn = float(np.degrees(np.arctan2(edge[1], edge[0]))) % 90.0
                 sites.append(Site((float(c[0]), float(c[1])), size, 0.25 * size, turn))
+    return sites
+
+
+def _space_sites(
+    plane: Plane, located: Sequence[Located], catalog: Catalog, busy_mm: np.ndarray, cfg: RecogniseConfig
+) -> list[Site]:
+    """Free spaces of located boards and tiles near where the layout saw something unread (a
+    blurred token often leaves no quad at all), for the components made for each space."""
+    sites: list[Site] = []
     for holder in located:
         spaces = [sp for sp in holder.component.spaces if _space_sizes(catalog, sp, cfg.soft_space_ratio)]
         if not spaces:
@@ -559,12 +604,37 @@ def _soft_sites(
         centres = apply_homography(holder.face_to_table, np.array([[sp.x_mm, sp.y_mm] for sp in spaces]))
         taken = _covered_points(centres, located, holder)  # a component read already lies there
         for space, c, busy in zip(spaces, centres, taken):
-            if busy:
-                continue
             half = 0.5 * max(space.w_mm, space.h_mm)
+            if busy or np.min(np.linalg.norm(busy_mm - c, axis=1)) > 2 * half:
+                continue
             for size in _space_sizes(catalog, space, cfg.soft_space_ratio):
                 sites.append(Site((float(c[0]), float(c[1])), size, half * 0.6))
     return sites
+
+
+def _soft_at_busy_spaces(
+    frame: Frame,
+    markers: Sequence[Detection],
+    plane: Plane,
+    located: Sequence[Located],
+    catalog: Catalog,
+    problems: Sequence[Problem],
+    cfg: RecogniseConfig,
+) -> list[Detection]:
+    """Whole-tag readings on the spaces the layout reported as holding something unread."""
+    assert cfg.soft is not None
+    points = [pt for pr in problems if not pr.components for pt in pr.image_points]
+    if not points:
+        return []
+    sites = _space_sites(plane, located, catalog, plane.to_table(np.array(points, float)), cfg)
+    if not sites:
+        return []
+    pools = _tag_pools(catalog)
+    seen = {d.tag_id for d in markers if d.tag_id is not None}
+    allowed = {t for pool in pools.values() for t in pool} - seen
+    known = plane.to_table(np.array([m.centre for m in markers])) if markers else None
+    found = read_sites(frame.gray, plane, sites, pools, allowed, cfg.soft, known)
+    return [d for d in found if not markers or min(float(np.linalg.norm(d.centre - m.centre)) for m in markers) >= 0.5 * d.side_px]
 
 
 def _covered(candidate: Candidate, found: Sequence[Detection]) -> bool:
@@ -635,7 +705,7 @@ def recognise(
     candidates = detected.candidates
     markers = detected.markers
     # Second looks, both on the first plane: undecoded quads against this game's unseen tags
-    # (bits), then blurred tags read whole at quads and free spaces; one refit for both.
+    # (bits), then blurred tags read whole at the quads; one refit for both.
     extra: list[Detection] = []
     if cfg.rescue and plane is not None:
         rescued, candidates = _rescue(detected.tag_gray, frame, markers, candidates, plane, catalog, cfg)
@@ -645,40 +715,51 @@ def recognise(
     if cfg.soft is not None and plane is not None:
         whole = _soft(frame, markers + tuple(extra), candidates, plane, located, catalog, cfg)
         extra += whole
+        candidates = tuple(c for c in candidates if not _covered(c, whole))
         if whole:
             timings["read_whole"] = float(len(whole))
-            candidates = tuple(c for c in candidates if not _covered(c, whole))
     if extra:
         markers = markers + tuple(extra)
         ident = identify(markers, catalog)
         plane, located, problems = _on_plane(ident, cfg)
-    unreadable = _unreadable(
-        candidates,
-        plane,
-        located,
-        markers,
-        catalog.tag_sizes_mm,
-        cfg.unreadable_size_tolerance,
-        catalog,
-    )
-    t = lap("plane", t)
 
-    view = TableView(
-        game.id,
-        tuple(located),
-        tuple(unreadable),
-        tuple(players) if players is not None else None,
-        dict(options or {}),
-        None if plane is None else _texture_probe(frame.gray, plane, _explained(ident), located),
-    )
-    try:
-        result = layout.read(view)
-    except (ScoringError, VisionError) as exc:
-        problems.append(Problem("layout/failed", f"the table layout could not be read: {exc}"))
-        result = None
-    if result is None:
-        result = LayoutResult(tuple(players or ()), (), confidence=0.0)
-    problems.extend(result.problems)
+    def read_layout() -> tuple[tuple[Unreadable, ...], LayoutResult, list[Problem]]:
+        """Unreadable markers, the layout's reading and every problem, on the current plane."""
+        found = tuple(_unreadable(
+            candidates, plane, located, markers, catalog.tag_sizes_mm, cfg.unreadable_size_tolerance, catalog
+        ))
+        view = TableView(
+            game.id,
+            tuple(located),
+            found,
+            tuple(players) if players is not None else None,
+            dict(options or {}),
+            None if plane is None else _texture_probe(frame.gray, plane, _explained(ident), located),
+            face_down=on_table(ident.face_down, plane),
+        )
+        issues = list(problems)
+        try:
+            result = layout.read(view)
+        except (ScoringError, VisionError) as exc:
+            issues.append(Problem("layout/failed", f"the table layout could not be read: {exc}"))
+            result = None
+        if result is None:
+            result = LayoutResult(tuple(players or ()), (), confidence=0.0)
+        issues.extend(result.problems)
+        return found, result, issues
+
+    t = lap("plane", t)
+    unreadable, result, problems = read_layout()
+    # Third look: spaces where the layout saw something it could not read are read whole.
+    if cfg.soft is not None and plane is not None:
+        more = _soft_at_busy_spaces(frame, markers, plane, located, catalog, problems, cfg)
+        if more:
+            markers = markers + tuple(more)
+            timings["read_whole"] = timings.get("read_whole", 0.0) + len(more)
+            candidates = tuple(c for c in candidates if not _covered(c, more))
+            ident = identify(markers, catalog)
+            plane, located, problems = _on_plane(ident, cfg)
+            unreadable, result, problems = read_layout()
     state, placed = _validated(result.state(game.id), list(result.placed), problems)
     t = lap("layout", t)
 
@@ -701,4 +782,5 @@ def recognise(
         timings,
         None if plane is None else plane.rms_mm,
         (frame.width, frame.height),
+        on_table(ident.face_down, plane),
     )
