@@ -276,8 +276,11 @@ def fit_plane(
     *,
     iterations: int = 20,
     outlier_mm: float = 2.0,
+    start: np.ndarray | None = None,
 ) -> Plane | None:
-    """The table plane from rigid groups, or None when nothing can fix it (no group)."""
+    """The table plane from rigid groups, or None when nothing can fix it (no group).
+    ``start``: a plane fitted to most of these groups already (a refit after a second look
+    read a few more tags), used instead of the closed-form start for the first round."""
     if not groups:
         return None
     order = sorted(
@@ -286,8 +289,8 @@ def fit_plane(
     )
     active = order
     h: np.ndarray | None = None
-    for _ in range(4):
-        h0 = initial_homography(groups, active)
+    for round_ in range(4):
+        h0 = start if round_ == 0 and start is not None else initial_homography(groups, active)
         if h0 is None:
             return None
         h = refine(h0, groups, active, iterations)

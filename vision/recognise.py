@@ -436,11 +436,15 @@ def _explained(ident: Identified) -> list[np.ndarray]:
     return out
 
 
-def _on_plane(ident: Identified, cfg: RecogniseConfig) -> tuple[Plane | None, list[Located], list[Problem]]:
-    """Fit the table plane to the identified components and locate each one on it."""
+def _on_plane(
+    ident: Identified, cfg: RecogniseConfig, start: Plane | None = None
+) -> tuple[Plane | None, list[Located], list[Problem]]:
+    """Fit the table plane to the identified components and locate each one on it
+    (``start``: the plane before a second look added a few tags, to start the refit from)."""
     fit_sightings = list(ident.sightings) + [s for d in ident.duplicated for s in d.sightings]
     groups = _groups(fit_sightings)
-    plane = fit_plane(groups, outlier_mm=cfg.outlier_mm) if groups else None
+    h0 = None if start is None else start.homography
+    plane = fit_plane(groups, outlier_mm=cfg.outlier_mm, start=h0) if groups else None
     problems: list[Problem] = []
     located: list[Located] = []
     if plane is None:
@@ -721,7 +725,7 @@ def recognise(
     if extra:
         markers = markers + tuple(extra)
         ident = identify(markers, catalog)
-        plane, located, problems = _on_plane(ident, cfg)
+        plane, located, problems = _on_plane(ident, cfg, plane)
 
     def read_layout() -> tuple[tuple[Unreadable, ...], LayoutResult, list[Problem]]:
         """Unreadable markers, the layout's reading and every problem, on the current plane."""
@@ -758,7 +762,7 @@ def recognise(
             timings["read_whole"] = timings.get("read_whole", 0.0) + len(more)
             candidates = tuple(c for c in candidates if not _covered(c, more))
             ident = identify(markers, catalog)
-            plane, located, problems = _on_plane(ident, cfg)
+            plane, located, problems = _on_plane(ident, cfg, plane)
             unreadable, result, problems = read_layout()
     state, placed = _validated(result.state(game.id), list(result.placed), problems)
     t = lap("layout", t)
