@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
-from scoring.markers import MarkerBox, anchor_box, game_markers, marker_layout, outline_polygon
+from scoring.markers import MarkerBox, anchor_box, back_tag_box, game_markers, marker_layout, outline_polygon
 from scoring.model import Component, Shape, Space, UnknownGameError
 from scoring.payload import encode
 from scoring.registry import find_game
@@ -404,10 +404,11 @@ def space_items(space: Space, colour: str, ink: str) -> tuple[Item, ...]:
 
 
 def back_face(game_id: str, c: Component) -> Face:
-    """A card's back: the game's name and the back text on a darker shade, and no markers.
+    """A card's back: the game's name and the back text on a darker shade, and the kind's back tag.
 
-    Backs carry no marker on purpose: a face-down card is hidden information, and a
-    QR code readable by any phone would reveal it.
+    Backs carry no QR code and no card's own tag on purpose: a face-down card is hidden
+    information. The back tag (``back_tag`` in markers.toml) is the same on every back of the
+    kind, so the scanner sees "a face-down card" without learning which one.
     """
     w, h = c.size_mm
     colour = shade(c.colour, 0.55)
@@ -415,8 +416,17 @@ def back_face(game_id: str, c: Component) -> Face:
     inset = min(w, h) * 0.08
     items: list[Item] = [Rect(inset, inset, w - 2 * inset, h - 2 * inset, stroke=ink, line_mm=0.5)]
     box = (inset * 1.5, h / 2 - h / 6, w - 3 * inset, h / 3)
+    markers = game_markers(game_id)
+    tag = back_tag_box(markers, c)
+    if tag is not None:
+        entry = markers.kinds[c.kind].back_tag
+        assert entry is not None
+        items.extend(_symbol_items(tag, tag_matrix(entry.id), SymbolKind.TAG))
+        # The text beside the tag, inside the frame: the largest free rectangle of the back.
+        fx, fy, fw, fh = largest_free_rect(w, h, [tag.outer], c.shape, margin=inset * 1.5)
+        box = (fx, max(fy, h / 2 - h / 6), fw, min(fh, h / 3))
     for t in text_block(box, game_title(game_id), [c.back or ""], ink):
-        items.append(Text((w - t.width) / 2, t.y, t.size, t.text, t.colour, t.bold, t.width))
+        items.append(Text(box[0] + (box[2] - t.width) / 2, t.y, t.size, t.text, t.colour, t.bold, t.width))
     return Face(w, h, c.shape, colour, tuple(items))
 
 

@@ -2,7 +2,9 @@
 
 A sticker carries a component's tag and QR code exactly as on the printed face (same
 sizes, same relative offset) when both fit one label, otherwise one sticker per symbol;
-board anchor tags get a sticker each. The caption says where on the component it goes.
+board anchor tags get a sticker each, and a component whose kind has a back tag gets a back
+sticker (the same tag for every back of the kind: it says "face down", never which card).
+The caption says where on the component it goes.
 Each component goes on the smallest label of the paper's label family that holds its
 markers, so one print may use two layouts (small and large labels), each on its own pages.
 Labels before ``start_label`` on the first sheet are left blank, so a partly used sheet
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 from reportlab.pdfgen.canvas import Canvas
 
-from scoring.markers import MarkerBox, anchor_box, game_markers, marker_layout
+from scoring.markers import MarkerBox, anchor_box, back_layout, game_markers, marker_layout
 from scoring.model import Component, Shape
 from scoring.payload import encode
 
@@ -140,6 +142,10 @@ def component_stickers(game_id: str, c: Component, sheet: LabelSheet) -> list[St
     for a in c.anchors:
         box = anchor_box(a.size_mm, a.x_mm, a.y_mm, rule)
         out.append(Sticker(c, ((box, SymbolKind.TAG, a.tag),), f"anchor centred at {a.x_mm:g}/{a.y_mm:g} mm"))
+    back = back_layout(game_id, c)
+    entry = game_markers(game_id).kinds.get(c.kind)
+    if back is not None and entry is not None and entry.back_tag is not None:
+        out.append(Sticker(c, ((back, SymbolKind.TAG, entry.back_tag.id),), "on the BACK, " + _corner_words(back, w, h)))
     return out
 
 

@@ -13,6 +13,12 @@ does not list follow the house rule in ``scoring/data/markers.toml``. Convention
   component's rotation, and ``MarkerLayout.tag_to_centre_mm`` turns a detected tag
   into the face centre.
 
+A kind whose backs lie face down on the table in play may name a ``back_tag``: one
+AprilTag id printed on every back of that kind (``{ id, size_mm, anchor, dx_mm, dy_mm,
+quiet_mm }``, placed on the upright back like a face's tag). It names the kind's back, never
+a card, so a face-down card is seen as such without being revealed; its id must not be any
+component or anchor tag of the game.
+
 In a kind entry, ``anchor`` names a point of the face (``top-left``, ``top``,
 ``top-right``, ``left``, ``centre``, ``right``, ``bottom-left``, ``bottom``,
 ``bottom-right``); the same point of the symbol is placed at that face point moved by
@@ -30,7 +36,7 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
-from .catalog import check_fields, read_data
+from .catalog import TAG_COUNT, check_fields, read_data
 from .model import CatalogError, Component, Shape
 
 #: Modules across the black symbol: AprilTag 36h11 with its border, QR version 1.
@@ -139,12 +145,21 @@ SHEETS = ("tiles", "cards", "tokens", "boards")
 
 
 @dataclass(frozen=True, slots=True)
+class BackTag:
+    """The tag printed on every back of one kind: it says "a face-down <kind>", never which one."""
+
+    id: int
+    place: SymbolPlace
+
+
+@dataclass(frozen=True, slots=True)
 class KindMarkers:
-    """One kind's entry: explicit tag/QR placement (None: house rule) and its print sheet."""
+    """One kind's entry: explicit tag/QR placement (None: house rule), its print sheet and back tag."""
 
     tag: SymbolPlace | None
     qr: SymbolPlace | None
     sheet: str | None = None
+    back_tag: BackTag | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +260,7 @@ def parse_markers(game: str, raw: Mapping[str, Any], house: MarkerRule) -> GameM
     kinds: dict[str, KindMarkers] = {}
     for kind, entry in kinds_raw.items():
         at = f"{where} [kinds.{kind}]"
-        check_fields(entry, required=(), optional=("tag", "qr", "sheet", "edition_data"), where=at)
+        check_fields(entry, required=(), optional=("tag", "qr", "sheet", "back_tag", "edition_data"), where=at)
         tag = qr = None
         if "tag" in entry:
             tag = _parse_place(entry["tag"], f"{at}.tag", modules=TAG_MODULES, least=rule.tag_min_mm, rule=rule)
@@ -256,8 +271,28 @@ def parse_markers(game: str, raw: Mapping[str, Any], house: MarkerRule) -> GameM
         sheet = entry.get("sheet")
         if sheet is not None and sheet not in SHEETS:
             raise CatalogError(f"{at}.sheet: {sheet!r} is not one of {', '.join(SHEETS)}")
-        kinds[kind] = KindMarkers(tag, qr, sheet)
+        back = _parse_back_tag(entry["back_tag"], f"{at}.back_tag", rule) if "back_tag" in entry else None
+        kinds[kind] = KindMarkers(tag, qr, sheet, back)
+    seen: dict[int, str] = {}
+    for kind, km in kinds.items():
+        if km.back_tag is None:
+            continue
+        if km.back_tag.id in seen:
+            raise CatalogError(f"{where}: back tag {km.back_tag.id} of {kind!r} is also the back tag of {seen[km.back_tag.id]!r}")
+        seen[km.back_tag.id] = kind
     return GameMarkers(game, rule, kinds)
+
+
+def _parse_back_tag(raw: Any, where: str, rule: MarkerRule) -> BackTag:
+    """``{ id, size_mm, anchor, dx_mm, dy_mm, quiet_mm }``: a tag id of 36h11 and its place on the back."""
+    if not isinstance(raw, Mapping):
+        raise CatalogError(f"{where}: expected a table")
+    tag_id = raw.get("id")
+    if isinstance(tag_id, bool) or not isinstance(tag_id, int) or not 0 <= tag_id < TAG_COUNT:
+        raise CatalogError(f"{where}.id: expected a tag id within 0..{TAG_COUNT - 1}, got {tag_id!r}")
+    place_raw = {k: v for k, v in raw.items() if k != "id"}
+    place = _parse_place(place_raw, where, modules=TAG_MODULES, least=rule.tag_min_mm, rule=rule)
+    return BackTag(tag_id, place)
 
 
 @cache
@@ -546,12 +581,60 @@ def sheet_of(game_id: str, kind: str) -> str | None:
     return entry.sheet if entry is not None else None
 
 
+def back_tag_box(markers: GameMarkers, component: Component) -> MarkerBox | None:
+    """Where the kind's back tag sits on the component's upright back (None: its back has no tag)."""
+    entry = markers.kinds.get(component.kind)
+    if entry is None or entry.back_tag is None or component.back is None:
+        return None
+    w, h = component.size_mm
+    return _place(entry.back_tag.place, w, h, TAG_MODULES)
+
+
+@lru_cache(maxsize=8192)
+def back_layout(game_id: str, component: Component) -> MarkerBox | None:
+    """The back tag printed on ``component``'s back, or None (checked to fit by ``check_back_tags``)."""
+    return back_tag_box(game_markers(game_id), component)
+
+
+def back_tag_ids(game_id: str) -> Mapping[int, str]:
+    """Back tag id -> the kind whose backs carry it."""
+    return {k.back_tag.id: kind for kind, k in game_markers(game_id).kinds.items() if k.back_tag is not None}
+
+
+def check_back_tags(markers: GameMarkers, components: Iterable[Component], taken: Mapping[int, str]) -> None:
+    """Each back tag fits every back of its kind, is printed on one (a kind with backs), and is
+    not a tag the game already prints (``taken``: tag id -> the component printing it)."""
+    comps = tuple(components)
+    where = f"{markers.game}/markers.toml"
+    for kind, entry in markers.kinds.items():
+        if entry.back_tag is None:
+            continue
+        at = f"{where} [kinds.{kind}].back_tag"
+        tag_id = entry.back_tag.id
+        if tag_id in taken:
+            raise CatalogError(f"{at}: tag {tag_id} is already printed on {taken[tag_id]!r}")
+        backs = [c for c in comps if c.kind == kind and c.back is not None]
+        if not backs:
+            raise CatalogError(f"{at}: no component of kind {kind!r} has a back to print it on")
+        shapes = {(c.size_mm, c.shape) for c in backs}
+        if len(shapes) > 1:
+            raise CatalogError(f"{at}: the backs of kind {kind!r} differ in size or shape; one tag cannot tell where such a back lies")
+        for c in backs:
+            box = back_tag_box(markers, c)
+            w, h = c.size_mm
+            if box is None or not _fits(box, c.shape, w, h, markers.rule):
+                raise CatalogError(f"{at}: the {entry.back_tag.place.size_mm:g} mm tag does not fit the back of {c.id!r}")
+
+
 def check_game_markers(game_id: str, components: Iterable[Component]) -> tuple[MarkerLayout, ...]:
-    """Every component's layout, and no kind entry that names a kind the catalog lacks."""
+    """Every component's layout, no kind entry that names a kind the catalog lacks, and back tags
+    that fit their backs and collide with no printed tag."""
     comps = tuple(components)
     markers = game_markers(game_id)
     kinds = {c.kind for c in comps}
     stray = sorted(set(markers.kinds) - kinds)
     if stray:
         raise CatalogError(f"{game_id}/markers.toml: kind(s) {', '.join(stray)} not in the catalog")
+    taken = {t: c.id for c in comps for t in (c.tag, *(a.tag for a in c.anchors))}
+    check_back_tags(markers, comps, taken)
     return tuple(layout_for(markers, c) for c in comps)

@@ -4,26 +4,28 @@ A QR payload names its component; a tag id names it through the game's catalog (
 board's anchor tags name their board). Markers of one component are fused when they
 sit where its printed face puts them; two markers that sit on one face but name
 different components are a disagreement, reported and never scored. Codes that are not
-this game's are foreign: kept with their position, never scored.
+this game's are foreign: kept with their position, never scored. A back tag (the one tag
+printed on every back of a kind, see ``scoring.markers``) is neither: it is a face-down
+card, kept with its position as ``FaceDown`` and never a component.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import cv2
 import numpy as np
 
 from scoring import find_game
-from scoring.markers import marker_layout
+from scoring.markers import back_layout, game_markers, marker_layout
 from scoring.model import Component
 from scoring.payload import ComponentRef, encode, parse_payload
 
 from .detect import Detection, MarkerKind
-from .plane import apply_homography, square, weighted_dlt
+from .plane import Plane, apply_homography, square, weighted_dlt
 
 #: Corner trust in plane fits: sub-pixel tag corners versus whole-pixel QR corners.
 WEIGHTS = {MarkerKind.TAG: 1.0, MarkerKind.QR: 0.5}
@@ -35,6 +37,8 @@ class MarkRole(enum.Enum):
     TAG = "tag"
     QR = "qr"
     ANCHOR = "anchor"
+    BACK = "back"
+    """The tag every back of a kind carries: its component is that back, not a card."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,9 @@ class Catalog:
     game: str
     components: Mapping[str, Component]
     by_tag: Mapping[int, Mark]
+    """Every printed tag: components' own tags, board anchors and back tags (role BACK, whose
+    component is the back of a kind, id ``back:<kind>``: never a catalog id). Back tags are
+    here so that second looks at blurred tags let them compete with the cards' own tags."""
     qr_marks: Mapping[str, Mark]
     tag_sizes_mm: tuple[float, ...]
     """Every printed tag side of the game (for telling unreadable tags from noise)."""
@@ -91,7 +98,30 @@ def catalog_for(game_id: str) -> Catalog:
                 c, MarkRole.ANCHOR, a.x_mm - a.size_mm / 2, a.y_mm - a.size_mm / 2, a.size_mm
             )
             sizes.add(a.size_mm)
+    for mark in _back_marks(game.id, game.components()):
+        by_tag[mark.component.tag] = mark
+        sizes.add(mark.size_mm)
     return Catalog(game.id, components, by_tag, qr_marks, tuple(sorted(sizes)))
+
+
+def _back_marks(game_id: str, components: Iterable[Component]) -> list[Mark]:
+    """One mark per back tag, on a stand-in component for the kind's back (all backs of a kind
+    share their size, checked with the catalog)."""
+    out: list[Mark] = []
+    for kind, entry in game_markers(game_id).kinds.items():
+        if entry.back_tag is None:
+            continue
+        sample = next((c for c in components if c.kind == kind and back_layout(game_id, c) is not None), None)
+        if sample is None:
+            continue
+        box = back_layout(game_id, sample)
+        assert box is not None
+        back = Component(
+            f"back:{kind}", kind, f"a face-down {kind}", entry.back_tag.id, sample.size_mm, sample.shape,  # type: ignore[arg-type]
+            sample.colour, back=sample.back,
+        )
+        out.append(Mark(back, MarkRole.BACK, box.x_mm, box.y_mm, box.size_mm))
+    return out
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -131,6 +161,48 @@ class Foreign:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class FaceDown:
+    """A back tag: a face-down component of a kind, which the photo must not (and cannot) name."""
+
+    kind: str
+    """The component kind whose back this is (``card``)."""
+    game: str
+    detection: Detection
+    face_to_image: np.ndarray
+    """3x3 homography from the upright back's millimetres to image pixels (from the tag alone)."""
+    size_mm: tuple[float, float]
+    centre_mm: tuple[float, float] | None = None
+    """The back's centre on the table plane, once the plane is known (``on_table``)."""
+
+    @property
+    def image_corners(self) -> np.ndarray:
+        """The back's corners in the image, clockwise from its upright top-left."""
+        w, h = self.size_mm
+        return apply_homography(self.face_to_image, np.array([[0, 0], [w, 0], [w, h], [0, h]], float))
+
+    @property
+    def image_centre(self) -> tuple[float, float]:
+        w, h = self.size_mm
+        c = apply_homography(self.face_to_image, np.array([[w / 2, h / 2]]))[0]
+        return (float(c[0]), float(c[1]))
+
+    @property
+    def label(self) -> str:
+        return f"a face-down {self.kind}"
+
+
+def on_table(face_down: Iterable[FaceDown], plane: Plane | None) -> tuple[FaceDown, ...]:
+    """Face-down components with their centre on the table plane (unchanged without a plane)."""
+    if plane is None:
+        return tuple(face_down)
+    out = []
+    for f in face_down:
+        c = plane.to_table(np.array([f.image_centre]))[0]
+        out.append(replace(f, centre_mm=(float(c[0]), float(c[1]))))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Duplicate:
     """One component id seen at several places: none of them is scored."""
 
@@ -156,6 +228,8 @@ class Identified:
     foreign: tuple[Foreign, ...]
     duplicated: tuple[Duplicate, ...]
     disagreements: tuple[Disagreement, ...]
+    face_down: tuple[FaceDown, ...] = ()
+    """Back tags seen: face-down components, never scored as a component."""
 
 
 def _mark_homography(det: Detection, mark: Mark) -> np.ndarray:
@@ -254,6 +328,7 @@ def _where_mark(sighting: Sighting, role: MarkRole, catalog: Catalog) -> tuple[n
 def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
     """Name every detection, fuse each component's markers, and set aside what cannot be trusted."""
     foreign: list[Foreign] = []
+    face_down: list[FaceDown] = []
     per_component: dict[str, list[tuple[Detection, Mark, np.ndarray]]] = {}
     for det in detections:
         mark, bad = _name(det, catalog)
@@ -261,6 +336,10 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
             foreign.append(bad)
             continue
         if mark is None:
+            continue
+        if mark.role is MarkRole.BACK:
+            back = mark.component
+            face_down.append(FaceDown(back.kind, catalog.game, det, _mark_homography(det, mark), back.size_mm))
             continue
         per_component.setdefault(mark.component.id, []).append(
             (det, mark, _mark_homography(det, mark))
@@ -330,12 +409,43 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
                     )
                 )
     disagreements.extend(_tags_of_another_game(sightings, foreign, catalog, rejected, used_foreign))
+    face_down, not_ours = _backs_of_another_game(face_down, foreign, sightings)
     return Identified(
         tuple(s for s in sightings if id(s) not in rejected),
-        tuple(f for k, f in enumerate(foreign) if k not in used_foreign),
+        tuple(f for k, f in enumerate(foreign) if k not in used_foreign) + tuple(not_ours),
         tuple(duplicated),
         tuple(disagreements),
+        tuple(face_down),
     )
+
+
+def _backs_of_another_game(
+    face_down: Sequence[FaceDown], foreign: Sequence[Foreign], sightings: Sequence[Sighting]
+) -> tuple[list[FaceDown], list[Foreign]]:
+    """Tags are numbered per game, so a back tag may be another game's component tag: not a
+    face-down card when it lies on a face of another game whose code was read, or when the
+    frame shows three or more codes of other games and none of this one."""
+    if not face_down:
+        return [], []
+    faces = _other_game_faces(foreign)
+    if not faces:
+        return list(face_down), []
+    own_codes = sum(1 for s in sightings if any(m.role is MarkRole.QR for m in s.marks))
+    wrong_table = own_codes == 0 and len(faces) >= 3
+    kept: list[FaceDown] = []
+    moved: list[Foreign] = []
+    for f in face_down:
+        x, y = (float(v) for v in f.detection.centre)
+        on_other = any(
+            cv2.pointPolygonTest(outline.astype(np.float32).reshape(-1, 1, 2), (x, y), False) >= 0
+            for _, _, outline in faces
+        )
+        if on_other or wrong_table:
+            tag = f.detection.tag_id
+            moved.append(Foreign(f"tag {tag}", "a tag of another game's component, not a card back of this game", f.detection))
+        else:
+            kept.append(f)
+    return kept, moved
 
 
 def _other_game_faces(foreign: Sequence[Foreign]) -> list[tuple[int, Foreign, np.ndarray]]:

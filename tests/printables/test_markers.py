@@ -9,6 +9,9 @@ import pytest
 from scoring.markers import (
     GameMarkers,
     MarkerLayout,
+    back_layout,
+    back_tag_ids,
+    check_back_tags,
     check_game_markers,
     house_rule,
     layout_for,
@@ -157,3 +160,69 @@ def test_marker_layout_is_cached_and_frozen() -> None:
     assert marker_layout(game, c) is first
     with pytest.raises(AttributeError):
         first.tag.x_mm = 0  # type: ignore[misc]
+
+
+# -- back tags: one tag per kind of back, never a component's ------------------------------
+
+BACK = {"id": 586, "size_mm": 16.0, "quiet_mm": 2.0, "anchor": "centre", "dx_mm": 0.0, "dy_mm": 0.0}
+
+
+def _card(cid: str = "C1", tag: int = 7, size: tuple[float, float] = (50.0, 50.0)) -> Component:
+    return Component(cid, "card", "Card", tag, size, Shape.RECT, back="Deck")
+
+
+def _back_error(kinds: dict[str, Any], components: tuple[Component, ...], taken: dict[int, str] | None = None) -> str:
+    with pytest.raises(CatalogError) as info:
+        check_back_tags(_markers(kinds), components, taken or {})
+    return str(info.value)
+
+
+def test_biomos_card_backs_carry_one_back_tag() -> None:
+    assert back_tag_ids("biomos") == {586: "card"}
+    cards = [c for c in find_game("biomos").components() if c.kind == "card"]
+    boxes = {back_layout("biomos", c) for c in cards}
+    assert len(boxes) == 1  # every back alike: the tag says "a face-down card", not which
+    (box,) = boxes
+    assert box is not None and (box.x_mm, box.y_mm, box.size_mm) == (4.0, 18.5, 26.0)
+    tags = {c.tag for c in find_game("biomos").components()}
+    tags |= {a.tag for c in find_game("biomos").components() for a in c.anchors}
+    assert 586 not in tags
+    token = next(c for c in find_game("biomos").components() if c.kind == "token")
+    assert back_layout("biomos", token) is None  # tokens have no back to print
+
+
+def test_back_tag_is_validated_like_the_rest() -> None:
+    card = dict(TILE, back_tag=dict(BACK))
+    markers = _markers({"card": card})
+    entry = markers.kinds["card"].back_tag
+    assert entry is not None and entry.id == 586 and entry.place.size_mm == 16.0
+    for bad in (587, -1, "586", True, 1.5):
+        assert "back_tag.id: expected a tag id within 0..586" in _error({"card": dict(TILE, back_tag=dict(BACK, id=bad))})
+    assert "back_tag: unknown field(s) colour" in _error({"card": dict(TILE, back_tag=dict(BACK, colour="red"))})
+    assert "back_tag: missing field(s) quiet_mm" in _error(
+        {"card": dict(TILE, back_tag={k: v for k, v in BACK.items() if k != "quiet_mm"})}
+    )
+    assert "back_tag.size_mm: 12.0 outside 16.0..200.0" in _error({"card": dict(TILE, back_tag=dict(BACK, size_mm=12.0))})
+    two = {"card": dict(TILE, back_tag=dict(BACK)), "tile": dict(TILE, back_tag=dict(BACK))}
+    assert "back tag 586 of 'tile' is also the back tag of 'card'" in _error(two)
+
+
+def test_back_tag_must_be_free_fit_its_backs_and_have_backs() -> None:
+    kinds = {"card": dict(TILE, back_tag=dict(BACK))}
+    check_back_tags(_markers(kinds), (_card(),), {7: "C1"})  # fine
+    assert "tag 586 is already printed on 'X9'" in _back_error(kinds, (_card(),), {586: "X9"})
+    plain = Component("C1", "card", "Card", 7, (50.0, 50.0), Shape.RECT)
+    assert "no component of kind 'card' has a back" in _back_error(kinds, (plain,))
+    assert "does not fit the back of 'C2'" in _back_error(
+        {"card": dict(TILE, back_tag=dict(BACK, dx_mm=20.0))}, (_card("C2"),)
+    )
+    assert "differ in size or shape" in _back_error(kinds, (_card(), _card("C2", 8, (60.0, 50.0))))
+
+
+def test_a_game_whose_back_tag_is_a_component_tag_does_not_load() -> None:
+    from scoring.catalog import check_components
+
+    cards = [c for c in find_game("biomos").components() if c.kind == "card"]
+    clash = (cards[0], Component("X1", "token", "Stray", 586, (28.0, 28.0), Shape.ROUND))
+    with pytest.raises(CatalogError, match="tag 586 is already printed on 'X1'"):
+        check_components("biomos", clash)

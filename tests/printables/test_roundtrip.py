@@ -17,7 +17,7 @@ import pytest
 
 from printables import build_pdf, pdf_for_components
 from printables.sheets import PAPERS, fits_page
-from scoring.markers import marker_layout
+from scoring.markers import back_layout, back_tag_ids, marker_layout
 from scoring.model import Anchor, Component, Shape, Space
 from scoring.payload import ComponentRef, encode, parse_payload
 from scoring.registry import find_game, game_ids
@@ -46,11 +46,20 @@ def _expected_qrs(game: str, components: tuple[Component, ...]) -> Counter[str]:
     return Counter(encode(game, c.id) for c in components if marker_layout(game, c).qr is not None)
 
 
+def _expected_backs(game: str, components: tuple[Component, ...]) -> Counter[int]:
+    """The kind's back tag once per component whose back carries it."""
+    ids = {kind: tag for tag, kind in back_tag_ids(game).items()}
+    return Counter(ids[c.kind] for c in components if back_layout(game, c) is not None)
+
+
 def _check_once(game: str, components: tuple[Component, ...], result: Scan) -> None:
-    """Every tag and payload exactly once; nothing foreign, nothing from another game."""
-    tags = Counter(s.value for s in result.tags)
+    """Every tag and payload exactly once (a back tag once per back); nothing foreign, nothing
+    from another game."""
+    backs = back_tag_ids(game)
+    tags = Counter(s.value for s in result.tags if s.value not in backs)
     assert [t for t, n in tags.items() if n > 1] == []
     assert tags == _expected_tags(components)
+    assert Counter(s.value for s in result.tags if s.value in backs) == _expected_backs(game, components)
     qrs = Counter(s.value for s in result.qrs)
     assert [q for q, n in qrs.items() if n > 1] == []
     for text in qrs:
@@ -85,6 +94,24 @@ def test_full_edition_decodes_every_component_exactly_once(game: str) -> None:
     assert all(size == pytest.approx(A4_PT, abs=0.05) for size in result.page_sizes_pt)
     _check_once(game, components, result)
     _check_agree(game, components, result)
+
+
+def test_card_backs_carry_the_back_tag_and_nothing_else() -> None:
+    """Biomos card backs: the one back tag at its printed size, alone on the back pages (no QR,
+    no card's own tag: a face-down card stays hidden)."""
+    game = "biomos"
+    components = find_game(game).components()
+    result = _scan(game, "all")
+    (back_id,) = back_tag_ids(game)
+    backs = [s for s in result.tags if s.value == back_id]
+    assert len(backs) == sum(1 for c in components if c.kind == "card") == 40
+    card = next(c for c in components if c.kind == "card")
+    box = back_layout(game, card)
+    assert box is not None
+    assert all(s.side_px == pytest.approx(box.size_mm * PX_PER_MM, abs=1.5) for s in backs)
+    back_pages = {s.page for s in backs}
+    assert all(s.value == back_id for s in result.tags if s.page in back_pages)
+    assert not [q for q in result.qrs if q.page in back_pages]
 
 
 @pytest.mark.parametrize("game", game_ids())

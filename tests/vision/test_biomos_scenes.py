@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import math
+from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from scoring import find_game
 from scoring.model import BoardState, Placement, Player
 from scoring.state import state_to_json
 from vision import recognise, sample_photo
-from vision.layouts import TableView, find_layout
+from vision.detect import Detection, MarkerKind
+from vision.identify import FaceDown
+from vision.layouts import TablePose, TableView, find_layout
 from vision.layouts.biomos import canonical
 from vision.render import render_scene
 
@@ -137,7 +142,8 @@ def test_solo_black_hole_tokens_and_established_biomes() -> None:
 def test_canonical_drops_what_a_photo_cannot_show() -> None:
     state = GAME.load_state(GAME.example_state())
     seen = canonical(state)
-    assert seen.placement_of("B03") is None  # kept face down: no marker shows
+    assert seen.placement_of("B03") is None  # kept face down: only its back shows
+    assert Placement("?", "biomes:blue") in seen.unknown  # ... an unknown card of Blue's biomes
     assert seen.placement_of("B01") == Placement("B01", "biomes:blue")
     assert seen.placement_of("OCEAN-09") == Placement("OCEAN-09", "centre")
     assert seen.placement_of("G08") == Placement("G08", "offer")
@@ -153,3 +159,88 @@ def test_sample_photo_reads_its_truth_and_score() -> None:
     # Solo end of game: Stone Forest 7 + Mangrove 5 + Geyser Field 5 + Ocean 10 + forest Moon 3 x 3;
     # the Black Hole 20 + Grassland 3 + Iceberg 5.
     assert totals == {"planet1": 36, "blackhole": 28}
+
+
+# -- face-down biome cards: seen as such, never guessed --------------------------------------
+
+
+def face_down_position() -> BoardState:
+    """Red's position with the claimed Mangrove (B19, 5 points) kept face down."""
+    state = red_position()
+    turned = tuple(replace(p, face_up=False) if p.component == "B19" else p for p in state.placements)
+    return replace(state, placements=turned)
+
+
+@pytest.fixture(scope="module")
+def face_down():  # noqa: ANN201
+    state = face_down_position()
+    scene = render_scene("biomos", state, condition="typical", seed=0)
+    return state, scene, recognise(scene.jpeg, "biomos", players=state.players)
+
+
+def _on_board(board: TablePose, size: tuple[float, float], x: float, y: float) -> np.ndarray:
+    """A table point in a board's upright face millimetres (the scene's truth)."""
+    a = math.radians(-board.angle_deg)
+    dx, dy = x - board.x_mm, y - board.y_mm
+    return np.array([math.cos(a) * dx - math.sin(a) * dy + size[0] / 2, math.sin(a) * dx + math.cos(a) * dy + size[1] / 2])
+
+
+def test_a_face_down_biome_card_is_seen_where_it_lies_and_never_guessed(face_down) -> None:  # noqa: ANN001
+    state, scene, rec = face_down
+    assert "B19" not in scene.hidden
+    # Never a component: not read, not placed, not named by any problem.
+    assert rec.component("B19") is None and rec.state.placement_of("B19") is None
+    assert all("B19" not in p.components for p in rec.problems)
+    assert all(not f.text.startswith("tag 586") for f in rec.foreign)
+    # The rest of the table reads as before.
+    v = judge(canonical(scene.truth), state, rec.state, scene.hidden)
+    assert v.wrong == [] and v.stray == [] and v.missed == []
+    assert len(v.right) >= 20
+    # Seen where it lies: its centre relative to the planet, as in the scene.
+    (card,) = rec.face_down
+    assert card.kind == "card" and card.centre_mm is not None
+    board = rec.component("PLANET1-D")
+    assert board is not None
+    got = board.located.to_face(np.array([card.centre_mm]))[0]
+    pose, size = scene.poses["B19"], board.located.component.size_mm
+    want = _on_board(scene.poses["PLANET1-D"], size, pose.x_mm, pose.y_mm)
+    assert np.linalg.norm(got - want) < 8.0
+    assert np.linalg.norm(np.array(card.image_centre) - scene.image_centres["B19"]) < 12.0
+
+
+def test_a_face_down_biome_card_is_an_unknown_biome_of_its_player(face_down) -> None:  # noqa: ANN001
+    _, scene, rec = face_down
+    assert rec.state.unknown == canonical(scene.truth).unknown == (Placement("?", "biomes:red"),)
+    (problem,) = [p for p in rec.problems if p.code == "layout/face_down"]
+    assert "PLANET1-D" in problem.message and problem.components == ()
+    assert np.linalg.norm(np.array(problem.image_points[0]) - scene.image_centres["B19"]) < 12.0
+    # The sheet counts what was seen (42 without the Mangrove's 5) and says it is incomplete.
+    sheet = GAME.score_sheet(rec.state)
+    assert sheet.score_of("red").total == 37
+    assert any("incomplete" in n for n in sheet.notes)
+    doc = json.loads(json.dumps(rec.to_dict()))
+    assert [(f["kind"], f["label"]) for f in doc["face_down"]] == [("card", "a face-down card")]
+    assert doc["face_down"][0]["centre_mm"] is not None and len(doc["face_down"][0]["image_corners"]) == 4
+
+
+def _face_down_at(xy: tuple[float, float] | None) -> FaceDown:
+    det = Detection(MarkerKind.TAG, np.array([[0, 0], [26, 0], [26, 26], [0, 26]], float), tag_id=586)
+    return FaceDown("card", "biomos", det, np.eye(3), (88.0, 63.0), xy)
+
+
+def test_face_down_cards_beside_a_planet_in_the_middle_and_loose() -> None:
+    one = located("biomos", "PLANET1-D", 0.0, 0.0)
+    hole = located("biomos", "BLACKHOLE-20", 400.0, 0.0)
+    beside = _face_down_at(on_face(one, 155.0, 217.0 + 60.0))
+    below_hole = _face_down_at(on_face(hole, 63.0, 88.0 + 50.0))
+    deck = _face_down_at((100.0, -250.0))  # across the table: the draw deck
+    loose = _face_down_at(on_face(one, -150.0, 100.0))  # to the side of the planet, not in front of it
+    unseen = _face_down_at(None)  # no plane to place it
+    view = TableView("biomos", (one, hole), face_down=(beside, below_hole, deck, loose, unseen))
+    result = find_layout("biomos").read(view)
+    assert sorted(result.unknown, key=lambda p: p.area) == [Placement("?", "biomes:planet1"), Placement("?", "blackhole")]  # type: ignore[arg-type]
+    found = [p for p in result.problems if p.code == "layout/face_down"]
+    assert len(found) == 4  # beside the planet, below the Black Hole, loose, unplaceable; the deck is no problem
+    assert all(p.components == () for p in found)
+    assert "beside PLANET1-D" in found[0].message and "below BLACKHOLE-20" in found[1].message
+    assert [p.placement.component for p in result.placed] == ["PLANET1-D", "BLACKHOLE-20"]

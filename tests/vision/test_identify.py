@@ -6,7 +6,7 @@ import numpy as np
 
 from scoring.payload import encode
 from vision.detect import Detection, MarkerKind
-from vision.identify import catalog_for, identify
+from vision.identify import MarkRole, catalog_for, identify
 from vision.plane import apply_homography
 
 
@@ -80,3 +80,52 @@ def test_foreign_codes_are_kept_with_their_reason() -> None:
     assert "another game" in reasons[1]
     assert "check character" in reasons[2]
     assert "not part of this game" in reasons[3]
+
+
+# -- card backs: the back tag is a face-down card, never a component, never foreign ---------
+
+
+def _back(h: np.ndarray) -> Detection:
+    mark = catalog_for("biomos").by_tag[586]
+    return Detection(MarkerKind.TAG, apply_homography(h, mark.face_corners()), tag_id=586)
+
+
+def _biomos_card(component: str, h: np.ndarray) -> list[Detection]:
+    cat = catalog_for("biomos")
+    comp = cat.components[component]
+    tag, qr = cat.by_tag[comp.tag], cat.qr_marks[component]
+    return [
+        Detection(MarkerKind.TAG, apply_homography(h, tag.face_corners()), tag_id=comp.tag),
+        Detection(MarkerKind.QR, apply_homography(h, qr.face_corners()), payload=encode("biomos", component)),
+    ]
+
+
+def test_a_back_tag_is_a_face_down_card_never_a_component() -> None:
+    cat = catalog_for("biomos")
+    found = identify(_biomos_card("B11", _face(100, 100)) + [_back(_face(500, 100)), _back(_face(900, 100))], cat)
+    assert [s.component.id for s in found.sightings] == ["B11"]
+    assert found.foreign == () and found.duplicated == () and found.disagreements == ()
+    assert [(f.kind, f.game, f.label) for f in found.face_down] == [("card", "biomos", "a face-down card")] * 2
+    # The back's outline follows from the tag alone: 88 x 63 mm at 3 px/mm from (500, 100).
+    assert np.allclose(found.face_down[0].image_centre, (500 + 44 * 3, 100 + 31.5 * 3), atol=0.5)
+    assert np.allclose(found.face_down[0].image_corners[2], (500 + 88 * 3, 100 + 63 * 3), atol=0.5)
+    assert all(f.centre_mm is None for f in found.face_down)  # no plane yet
+
+
+def test_back_tags_compete_in_second_looks_but_name_no_component() -> None:
+    cat = catalog_for("biomos")
+    mark = cat.by_tag[586]
+    assert mark.role is MarkRole.BACK and mark.component.id == "back:card"
+    assert mark.component.id not in cat.components  # never a catalog id (those are upper case)
+    assert mark.size_mm in cat.tag_sizes_mm  # same size as the cards' own tags: one pool
+
+
+def test_a_back_tag_on_another_games_face_is_foreign() -> None:
+    # A PHYLO card whose code was read, and a tag 586 printed on it: PHYLO's tag, not a Biomos back.
+    phylo = catalog_for("phylo")
+    comp = next(iter(phylo.qr_marks.values()))
+    h = _face(100, 100)
+    qr = Detection(MarkerKind.QR, apply_homography(h, comp.face_corners()), payload=encode("phylo", comp.component.id))
+    found = identify([qr, _back(_face(110, 110, 1.0))], catalog_for("biomos"))
+    assert found.face_down == ()
+    assert "tag 586" in [f.text for f in found.foreign]

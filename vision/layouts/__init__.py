@@ -22,6 +22,7 @@ from scoring.model import BoardState, Component, Placement, Player
 
 from ..detect import MarkerKind
 from ..errors import LayoutError
+from ..identify import FaceDown
 from ..plane import apply_homography
 
 #: Game id -> module exposing ``LAYOUT`` (a GameLayout). Adding a game is one line here.
@@ -122,6 +123,9 @@ class TableView:
     texture: Callable[[np.ndarray], float] | None = None
     """How busy the photo is inside a table polygon (mm): printed faces are, bare table is not.
     Lets a layout notice a component whose markers could not be read at all."""
+    face_down: tuple[FaceDown, ...] = ()
+    """Backs seen (their kind's back tag), with their table centre when the plane is known:
+    a layout may report where they lie, never which component they are."""
 
     def of_kind(self, *kinds: str) -> tuple[Located, ...]:
         return tuple(c for c in self.located if c.component.kind in kinds)

@@ -15,8 +15,13 @@ Rulings of this layout:
   own axes) and within ``CLAIM_MM`` of the board's edge is a biome of that board's player; of
   two boards the nearer wins. Other cards behind every planet in view are the offer,
   without cells (as for the centre row). A card or token that is neither (for instance
-  beside a planet that is out of view) is reported, not placed: its area would be a guess. Face-down cards carry no marker and are not seen (a photo cannot tell them from
-  any other card back).
+  beside a planet that is out of view) is reported, not placed: its area would be a guess.
+- A face-down card shows only its kind's back tag (the same on every card back): it is never a
+  component. Beside a planet (where a face-up card would be that player's biome) it is an
+  unknown place of that player's biomes, reported ``layout/face_down``: the planet's score lacks
+  it. Below the Black Hole (solo) likewise for the Black Hole's biomes. In the middle of the
+  table it is the draw deck (face down by the rules, scored by nobody): listed with the
+  recognition's face-down cards, no problem. Anywhere else it is reported, not placed.
 - Solo: the Black Hole card is area ``blackhole``; tokens on it lie ``on`` it; cards near it
   are the biomes it established, and tokens on such a card lie ``on`` that card.
 - Without a player list the player at board ``n`` is ``planet<n>``, seats in board order;
@@ -31,8 +36,9 @@ from dataclasses import replace
 import numpy as np
 
 from scoring import find_game
-from scoring.model import BoardState, Component, Placement
+from scoring.model import BoardState, Component, Placement, Player
 
+from ..identify import FaceDown
 from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView
 from .anchored import (
     SPACE_TRUST,
@@ -165,23 +171,53 @@ def arrange(state: BoardState) -> Mapping[str, TablePose]:
 # -- reading (scanner) ---------------------------------------------------------------------
 
 
-def _in_the_middle(boards: list[Located], item: Located) -> bool:
+def _in_the_middle(boards: list[Located], xy: tuple[float, float]) -> bool:
     """The middle of the table lies beyond the far edge of every planet (across from its
     player); with no planet in view nothing tells where the middle is. Beside a planet's far
     half is not the middle: the solo Black Hole lies there, and a token on an unread Black
     Hole must not be read as a centre-row token."""
-    return bool(boards) and all(float(face_xy(b, item.centre_mm)[1]) < 0.0 for b in boards)
+    return bool(boards) and all(float(face_xy(b, xy)[1]) < 0.0 for b in boards)
 
 
-def _in_front(keeper: Located, card: Located) -> bool:
+def _in_front(keeper: Located, xy: tuple[float, float]) -> bool:
     """A card lies on the player's side of a board (or below the Black Hole), not across the table,
     and (for a board) in front of its width: a card beside the board may be one the Black Hole
     established, whose card was not read."""
-    fx, fy = (float(v) for v in face_xy(keeper, card.centre_mm))
+    fx, fy = (float(v) for v in face_xy(keeper, xy))
     w, h = keeper.component.size_mm
     if fy <= h / 2:
         return False
     return keeper.component.kind == "blackhole" or 0.0 <= fx <= w
+
+
+def _keeper(owned: list[Located], hole: Located | None, xy: tuple[float, float]) -> tuple[Located | None, float]:
+    """The board (or Black Hole) a card at ``xy`` lies in front of, nearest first, and how far off it lies."""
+    keepers = [k for k in owned + ([hole] if hole is not None else []) if _in_front(k, xy)]
+    return nearest(keepers, xy)
+
+
+def _face_down_card(
+    fd: FaceDown, owned: list[Located], hole: Located | None, by_board: Mapping[str, Player]
+) -> tuple[str | None, Problem | None]:
+    """Where a face-down biome card lies, as an area with an unknown card (None: nobody's) and a problem."""
+    point = (fd.image_centre,)
+    if fd.centre_mm is None:
+        return None, Problem("layout/face_down", "a face-down biome card lies on the table, but no component shows where; not scored", (), point)
+    near, dist = _keeper(owned, hole, fd.centre_mm)
+    if near is not None and dist <= CLAIM_MM:
+        if near is hole:
+            message = f"a face-down biome card lies below {near.component.id}: which biome it is cannot be read; the Black Hole's score lacks it until it is turned face up"
+            return BLACKHOLE, Problem("layout/face_down", message, (), point)
+        player = by_board[near.component.id]
+        message = (
+            f"a face-down biome card lies beside {near.component.id} ({player.name or player.id}): which biome it is"
+            " cannot be read; that player's score lacks it until it is turned face up"
+        )
+        return BIOMES + player.id, Problem("layout/face_down", message, (), point)
+    if _in_the_middle(owned, fd.centre_mm):
+        return None, None  # the draw deck: face down by the rules, nobody's score
+    message = "a face-down biome card lies neither beside a planet nor in the middle of the table; not scored"
+    return None, Problem("layout/face_down", message, (), point)
 
 
 def read(view: TableView) -> LayoutResult:
@@ -212,10 +248,9 @@ def read(view: TableView) -> LayoutResult:
     claimed_by_hole: list[Located] = []
     offer: list[Located] = []
     for card in view.of_kind("card"):
-        keepers = [k for k in owned + ([hole] if hole is not None else []) if _in_front(k, card)]
-        near, dist = nearest(keepers, card.centre_mm)
+        near, dist = _keeper(owned, hole, card.centre_mm)
         if near is None or dist > CLAIM_MM:
-            if _in_the_middle(owned, card):
+            if _in_the_middle(owned, card.centre_mm):
                 offer.append(card)
             else:
                 problems.append(Problem("layout/unplaced", f"{card.component.id} lies neither beside a planet nor in the middle of the table; not placed", (card.component.id,), (card.image_centre,)))
@@ -226,6 +261,13 @@ def read(view: TableView) -> LayoutResult:
             placed.append(Placed(Placement(card.component.id, BIOMES + by_board[near.component.id].id), card))
     for card in along(offer, axis):
         placed.append(Placed(Placement(card.component.id, OFFER), card))
+    for fd in view.face_down:
+        if fd.kind == "card":
+            area, problem = _face_down_card(fd, owned, hole, by_board)
+            if area is not None:
+                unknown.append(Placement("?", area))  # type: ignore[arg-type]
+            if problem is not None:
+                problems.append(problem)
 
     # Terrain tokens: planet spaces, the Black Hole, established biomes, or the centre row.
     centre: list[Located] = []
@@ -258,7 +300,7 @@ def read(view: TableView) -> LayoutResult:
         if near is not None and dist <= OFF_BOARD_MM:
             problems.append(Problem("layout/off_board", f"{token.component.id} lies just off {near.component.id} (slid off the planet?); not placed", (token.component.id,), (token.image_centre,)))
             continue
-        if not _in_the_middle(owned, token):
+        if not _in_the_middle(owned, token.centre_mm):
             problems.append(Problem("layout/unplaced", f"{token.component.id} lies on no planet and not in the middle of the table; not placed", (token.component.id,), (token.image_centre,)))
             continue
         centre.append(token)
@@ -299,13 +341,23 @@ def read(view: TableView) -> LayoutResult:
 
 
 def canonical(state: BoardState) -> BoardState:
-    """The state as the scanner can report it: face-down cards show no marker and are left out;
-    the centre row and the offer have no cells."""
+    """The state as the scanner can report it: a face-down card shows only its back, so it is
+    an unknown card of its player's biomes (or the Black Hole's), never the card itself; the
+    centre row and the offer have no cells."""
 
     def shown(p: Placement) -> Placement:
         return replace(p, cell=None) if p.area in (CENTRE, OFFER) else p
 
-    return replace(state, placements=tuple(shown(p) for p in state.placements if p.face_up))
+    hidden = tuple(
+        Placement("?", p.area)  # type: ignore[arg-type]
+        for p in state.placements
+        if not p.face_up and (p.area.startswith(BIOMES) or p.area == BLACKHOLE)
+    )
+    return replace(
+        state,
+        placements=tuple(shown(p) for p in state.placements if p.face_up),
+        unknown=tuple(state.unknown) + hidden,
+    )
 
 
 LAYOUT = GameLayout(GAME_ID, read, arrange)

@@ -94,6 +94,10 @@
     for (const item of listOf(rec, "foreign")) {
       const pts = asPoints(item); if (pts) drawShape(pts, "#94a3b8", lw, [lw, lw], "not ours");
     }
+    for (const item of listOf(rec, "face_down")) {  // a card back: its kind, never which card
+      const pts = asPoints(item);
+      if (pts) drawShape(pts, "#38bdf8", lw, [lw * 2, lw], `face-down ${String(item.kind || "card")}`);
+    }
     for (const item of listOf(rec, "duplicated")) {
       const id = componentOf(item) || "";
       for (const c of item.image_centres || []) {
