@@ -226,7 +226,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
         turn = f" rotation {c.rotation}" if c.rotation is not None else ""
         print(f"  {c.payload:<20} {c.area:<16} {where}{turn}")
     problems = rec.to_dict()
-    for key in ("unreadable", "foreign", "duplicated", "disagreements"):
+    for key in ("unreadable", "face_down", "foreign", "duplicated", "disagreements"):
         items = problems.get(key) or []
         if items:
             print(f"{key.capitalize()}: {len(items)}")

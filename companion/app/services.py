@@ -262,8 +262,12 @@ def recognise(
     state = rec.state
     if players:
         state = with_seats(state, players, options or {})
+    # A face-down card that counts (a claimed biome) is an unknown place of its own kind:
+    # the players are told to turn it over, not that something could not be read.
+    face_down = sum(1 for p in getattr(rec, "problems", ()) or () if p.code == "layout/face_down")
     problems = {
-        "unreadable": max(len(getattr(rec, "unreadable", ()) or ()), len(state.unknown)),
+        "unreadable": max(len(getattr(rec, "unreadable", ()) or ()), len(state.unknown) - face_down),
+        "face_down": face_down,
         "duplicated": len(getattr(rec, "duplicated", ()) or ()),
         "foreign": len(getattr(rec, "foreign", ()) or ()),
     }
@@ -308,6 +312,8 @@ def refusal(problems: Mapping[str, int]) -> list[str]:
     out = []
     if problems.get("unreadable"):
         out.append(f"{problems['unreadable']} component(s) could not be read")
+    if problems.get("face_down"):
+        out.append(f"{problems['face_down']} card(s) that score lie face down: turn them face up")
     if problems.get("duplicated"):
         out.append(f"{problems['duplicated']} code(s) appear more than once")
     return out

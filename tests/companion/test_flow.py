@@ -115,7 +115,7 @@ def test_score_refuses_unreadable_until_confirmed(client: FlaskClient, token: st
     blurry = camera.show(b"blurry", case["after"], unreadable=({"corners": [[0, 0], [9, 0], [9, 9], [0, 9]]},))
     play = new_play(client, token)["id"]
     seen = frame(client, token, play, blurry).get_json()
-    assert seen["problems"] == {"unreadable": 1, "duplicated": 0, "foreign": 0}
+    assert seen["problems"] == {"unreadable": 1, "face_down": 0, "duplicated": 0, "foreign": 0}
     assert accept(client, token, play, seen, problems=seen["problems"]).status_code == 201
 
     r = client.get(f"/api/plays/{play}/score")
