@@ -166,23 +166,34 @@ def _rectified(gray: np.ndarray, to_image: np.ndarray, corners_mm: np.ndarray, s
                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
-def _find(gray: np.ndarray, to_image: np.ndarray, site: Site) -> tuple[float, float, float, float]:
-    """Coarse centre (mm), angle and finder correlation of the most tag-like square near a site."""
+def _find(
+    gray: np.ndarray, to_image: np.ndarray, site: Site, known_mm: np.ndarray | None = None
+) -> tuple[float, float, float, float]:
+    """Coarse centre (mm), angle and finder correlation of the most tag-like square near a
+    site, away from markers read already (a neighbour's sharp tag must not hide a blurred one)."""
     reach = site.reach_mm or 0.4 * site.tag_mm
     half = 0.75 * site.tag_mm + reach
     cx, cy = site.centre_mm
     n = int(round(2 * half * _FIND_PPM))
     box = np.array([[cx - half, cy - half], [cx + half, cy - half], [cx + half, cy + half], [cx - half, cy + half]])
     patch = _rectified(gray, to_image, box, (n, n))
+    near = np.zeros((0, 2))
+    if known_mm is not None and len(known_mm):
+        near = known_mm[(np.abs(known_mm[:, 0] - cx) < half + site.tag_mm) & (np.abs(known_mm[:, 1] - cy) < half + site.tag_mm)]
     best = (-1.0, 0.0, 0.0, 0.0)
     for deg, (tpl, mask) in zip(_FIND_ANGLES, _finder_templates(site.tag_mm)):
         if tpl.shape[0] > n:
             break
         r = cv2.matchTemplate(patch, tpl, cv2.TM_CCOEFF_NORMED)
         r = np.nan_to_num(r, nan=-1.0, posinf=-1.0, neginf=-1.0)
+        t = tpl.shape[0] / 2
+        for kx, ky in near:  # response pixel (i, j) is a square centred at (j + t, i + t) patch pixels
+            col = (kx - (cx - half)) * _FIND_PPM - t
+            row = (ky - (cy - half)) * _FIND_PPM - t
+            rad = 0.5 * site.tag_mm * _FIND_PPM
+            cv2.circle(r, (int(round(col)), int(round(row))), int(round(rad)), -1.0, -1)
         _, v, _, loc = cv2.minMaxLoc(r)
         if v > best[0]:
-            t = tpl.shape[0] / 2
             best = (float(v), cx - half + (loc[0] + t) / _FIND_PPM, cy - half + (loc[1] + t) / _FIND_PPM, float(deg))
     v, x, y, deg = best
     return x, y, deg, v
@@ -281,7 +292,7 @@ def _found(
         if v < config.min_border - 0.15:
             return None
     else:
-        x, y, deg, v = _find(gray, to_image, site)
+        x, y, deg, v = _find(gray, to_image, site, known_mm)
         if v < config.min_find:
             return None
     if known_mm is not None and len(known_mm) and np.min(np.hypot(known_mm[:, 0] - x, known_mm[:, 1] - y)) < 0.5 * site.tag_mm:
