@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from scoring.model import Component, Player, Space
 
 from ..errors import LayoutError
+from ..plane import apply_homography
 from . import Located, Problem, TablePose, TableView, rotate, wrap_degrees
 
 #: A point this far (as a fraction of a space's half size) from a space's centre is too close
@@ -32,9 +34,55 @@ class SpaceHit:
     offset: float
 
 
+def table_to_face(loc: Located) -> np.ndarray:
+    """A located face's table -> face transform (read-only). Layouts ask hundreds of times per
+    frame which face a point lies on: each pose is inverted once, not at every question."""
+    return _inverse(_pose_key(loc))
+
+
+def _pose_key(loc: Located) -> bytes:
+    return np.ascontiguousarray(loc.face_to_table, np.float64).tobytes()
+
+
+@lru_cache(maxsize=1024)
+def _inverse(matrix: bytes) -> np.ndarray:
+    out = np.linalg.inv(np.frombuffer(matrix, np.float64).reshape(3, 3))
+    out.setflags(write=False)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _floats(matrix: bytes, inverse: bool) -> tuple[float, ...]:
+    return tuple((_inverse(matrix) if inverse else np.frombuffer(matrix, np.float64)).ravel().tolist())
+
+
+def _map(m: tuple[float, ...], x: float, y: float) -> tuple[float, float]:
+    a, b, c, d, e, f, g, h, i = m
+    w = g * x + h * y + i
+    return (a * x + b * y + c) / w, (d * x + e * y + f) / w
+
+
+def table_points(loc: Located, face_mm: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Points of a located face in table millimetres, in plain floats: a handful of points
+    costs less than one array round trip (equal to ``Located.face_point`` up to rounding)."""
+    m = _floats(_pose_key(loc), False)
+    return [_map(m, x, y) for x, y in face_mm]
+
+
 def face_xy(loc: Located, table_xy: Sequence[float]) -> np.ndarray:
     """Table millimetres -> the located component's upright face millimetres."""
-    return loc.to_face(np.asarray(table_xy, float).reshape(1, 2))[0]
+    return apply_homography(table_to_face(loc), np.asarray(table_xy, float).reshape(1, 2))[0]
+
+
+#: ``quick_face_xy`` is within this (mm) of ``face_xy``: closer than this to a threshold, the
+#: exact value decides (the quick sum in plain floats may round the other way).
+EDGE_MM = 1e-6
+
+
+def quick_face_xy(loc: Located, table_xy: Sequence[float]) -> tuple[float, float]:
+    """``face_xy`` in plain floats (no array round trip), equal to it up to rounding: for
+    questions asked of many faces, most answered far from any edge."""
+    return _map(_floats(_pose_key(loc), True), float(table_xy[0]), float(table_xy[1]))
 
 
 def outside_mm(loc: Located, table_xy: Sequence[float]) -> float:
@@ -48,17 +96,20 @@ def outside_mm(loc: Located, table_xy: Sequence[float]) -> float:
 
 def is_on(loc: Located, table_xy: Sequence[float], margin_mm: float = 0.0) -> bool:
     """Whether a table point lies on a component's face, at least ``margin_mm`` inside its edge."""
-    f = face_xy(loc, table_xy)
+    fx, fy = quick_face_xy(loc, table_xy)
     w, h = loc.component.size_mm
-    return margin_mm <= f[0] <= w - margin_mm and margin_mm <= f[1] <= h - margin_mm
+    x1, y1 = w - margin_mm, h - margin_mm
+    if min(abs(fx - margin_mm), abs(fx - x1), abs(fy - margin_mm), abs(fy - y1)) < EDGE_MM:
+        fx, fy = (float(v) for v in face_xy(loc, table_xy))
+    return margin_mm <= fx <= x1 and margin_mm <= fy <= y1
 
 
 def space_hit(loc: Located, table_xy: Sequence[float], spaces: Iterable[Space] | None = None) -> SpaceHit | None:
     """The printed space of a board (or tile) under a table point, or None off every space."""
-    f = face_xy(loc, table_xy)
+    fx, fy = (float(v) for v in face_xy(loc, table_xy))
     best: SpaceHit | None = None
     for s in loc.component.spaces if spaces is None else spaces:
-        dx, dy = abs(f[0] - s.x_mm) / (s.w_mm / 2), abs(f[1] - s.y_mm) / (s.h_mm / 2)
+        dx, dy = abs(fx - s.x_mm) / (s.w_mm / 2), abs(fy - s.y_mm) / (s.h_mm / 2)
         if dx <= 1.0 and dy <= 1.0:
             off = max(dx, dy)
             if best is None or off < best.offset:

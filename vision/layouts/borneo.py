@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
@@ -38,8 +39,21 @@ from scoring.markers import marker_layout
 from scoring.model import BoardState, Placement
 
 from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView
-from .anchored import SPACE_TRUST, face_xy, holder, nearest, pose_at, seat_players, space_centre, space_hit, steps_from
-from .spaces import Spot, busy_spots, image_point, marker_texture, plain_spot
+from .anchored import (
+    EDGE_MM,
+    SPACE_TRUST,
+    face_xy,
+    holder,
+    nearest,
+    pose_at,
+    quick_face_xy,
+    seat_players,
+    space_centre,
+    space_hit,
+    steps_from,
+    table_points,
+)
+from .spaces import Spot, busy_spots, image_point, marker_texture, plain_spot, remembering
 
 GAME_ID = "borneo"
 JUNGLE = "jungle"
@@ -176,6 +190,9 @@ def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem]]:
             if base is top:
                 continue
             w, h = base.component.size_mm
+            qx, qy = quick_face_xy(base, top.centre_mm)
+            if abs(qx - w / 2) > FAN_SIDE * w + EDGE_MM or not FAN_MIN_MM - EDGE_MM <= qy - h / 2 < h + EDGE_MM:
+                continue  # clearly not fanned down from this card
             fx, fy = face_xy(base, top.centre_mm)
             shift = fy - h / 2
             turn = abs(((top.angle_deg - base.angle_deg) + 180.0) % 360.0 - 180.0)
@@ -210,8 +227,8 @@ def _band_texture(view: TableView, cards: list[Located], *, inside: bool) -> flo
     for card in cards:
         w, _ = card.component.size_mm
         y0, y1 = (4.0, 24.0) if inside else (-24.0, -4.0)
-        band = np.array([[0.2 * w, y0], [0.8 * w, y0], [0.8 * w, y1], [0.2 * w, y1]])
-        values.append(view.texture(np.array([card.face_point(*xy) for xy in band])))
+        band = ((0.2 * w, y0), (0.8 * w, y0), (0.8 * w, y1), (0.2 * w, y1))
+        values.append(view.texture(np.array(table_points(card, band))))
     return float(np.median(values))
 
 
@@ -233,6 +250,7 @@ def _fanned_on(view: TableView, cards: list[Located], covered_ids: set[str], are
 
 def read(view: TableView) -> LayoutResult:
     """Platforms, plant tiles and rotations, hands, fanned food chains, the gallery and bonus cards."""
+    view = remembering(view)
     cat = _catalog()
     problems: list[Problem] = []
     placed: list[Placed] = []
@@ -313,9 +331,9 @@ def read(view: TableView) -> LayoutResult:
                 continue
             placed.append(Placed(Placement(card.component.id, EARNED + pid, None, 0, True, on.get(card.component.id)), card))  # type: ignore[arg-type]
         chain_gaps += _fanned_on(view, cards, set(on.values()), EARNED + pid)
-    reference = marker_texture(view, [c for cards in earned.values() for c in cards], 6.0)
+    card_reference = partial(marker_texture, view, [c for cards in earned.values() for c in cards], 6.0)
     placed_ids = {p.placement.component for p in placed}
-    for spot in busy_spots(view, chain_gaps, reference):
+    for spot in busy_spots(view, chain_gaps, card_reference):
         below = spot.holder.component.id
         unknown.append(Placement("?", spot.key, None, 0, True, below if below in placed_ids else None))  # type: ignore[arg-type]
         problems.append(Problem("layout/fan_unread", f"a card lies fanned on {below} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
@@ -324,7 +342,7 @@ def read(view: TableView) -> LayoutResult:
 
     # Markers that did not decode on a slot of a platform are unknown places there.
     taken = {(p.placement.area, p.placement.cell) for p in placed}
-    tile_reference = marker_texture(view, platforms + list(view.of_kind("tile")), 6.0)
+    tile_reference = partial(marker_texture, view, platforms + list(view.of_kind("tile")), 6.0)
     for u in view.unreadable:
         if u.centre_mm is None:
             continue

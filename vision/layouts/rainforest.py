@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from scoring.model import BoardState, Component, Placement, Player
 
 from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView, Unreadable
 from .anchored import SPACE_TRUST, holder, nearest, pose_at, seat_players, seen_players, space_centre, space_hit, steps_from
-from .spaces import Spot, busy_spots, image_point, marker_texture, verdicts
+from .spaces import Spot, busy_spots, image_point, marker_texture, plain_spots, remembering
 
 GAME_ID = "rainforest"
 MAIN_BOARD = "MAIN-BOARD"
@@ -161,6 +162,7 @@ def _zone_cell(space: str) -> tuple[str, str]:
 
 def read(view: TableView) -> LayoutResult:
     """Player boards, jungles, clearings, reserves, bonus tokens and the main board's zones."""
+    view = remembering(view)
     problems: list[Problem] = []
     placed: list[Placed] = []
     unknown: list[Placement] = []
@@ -328,10 +330,9 @@ def _plain(view: TableView, points: list[tuple[float, float]], tiles: list[Locat
             spots.append(Spot(face, hit.space.x_mm, hit.space.y_mm, None))
             index.append(k)
     out = [False] * len(points)
-    if spots:
-        reference = marker_texture(view, list(view.of_kind("token")) + tiles + boards)
-        for k, verdict in zip(index, verdicts(view, spots, reference, tiles + boards)):
-            out[k] = verdict is False
+    reference = partial(marker_texture, view, list(view.of_kind("token")) + tiles + boards)
+    for k, plain in zip(index, plain_spots(view, spots, reference, tiles + boards)):
+        out[k] = plain
     return out
 
 
@@ -375,8 +376,8 @@ def _unread_spots(
             else:
                 offer(Spot(main, s.x_mm, s.y_mm, guess), guess, False)
     boards = owned + ([main] if main is not None else [])
-    token_ref = marker_texture(view, list(view.of_kind("token")) + tiles + boards)
-    tile_ref = marker_texture(view, tiles + boards, 8.0)
+    token_ref = partial(marker_texture, view, list(view.of_kind("token")) + tiles + boards)
+    tile_ref = partial(marker_texture, view, tiles + boards, 8.0)
     return busy_spots(view, tokens, token_ref) + busy_spots(view, tiles_spots, tile_ref)
 
 

@@ -8,12 +8,16 @@ markers that were read (anchors, tags of read components) is what "a marker here
 like, and the plain parts of the holding face are what "nothing here" looks like, so
 blur, noise and light of the photo move both alike. A busy place is reported as unknown,
 never guessed.
+
+Probing is most of a board layout's time, so each square is probed once per reading
+(``remembering``), a holder's plain face only when one of its places is looked at, and the
+read markers only when a place's verdict depends on them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 
 import cv2
@@ -23,6 +27,7 @@ from scoring.markers import marker_layout
 from scoring.model import Component
 
 from . import Located, TableView
+from .anchored import table_points, table_to_face
 
 #: A place counts as occupied when it is at least this busy relative to a read marker...
 MARKER_RATIO = 0.35
@@ -55,7 +60,28 @@ class Spot:
 def square(loc: Located, x_mm: float, y_mm: float, half_mm: float) -> np.ndarray:
     """Table polygon of a square of a located face, centred on a face point."""
     h = half_mm
-    return np.array([loc.face_point(x_mm + dx, y_mm + dy) for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))])
+    return np.array(table_points(loc, ((x_mm - h, y_mm - h), (x_mm + h, y_mm - h), (x_mm + h, y_mm + h), (x_mm - h, y_mm + h))))
+
+
+def remembering(view: TableView) -> TableView:
+    """The same view, its texture probe measuring each polygon once: a layout asks for the same
+    squares in several passes (the marker and plain references, places, undecoded quads)."""
+    if view.texture is None:
+        return view
+    return replace(view, texture=_remembered(view.texture))
+
+
+def _remembered(probe: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]:
+    memo: dict[bytes, float] = {}
+
+    def texture(polygon_mm: np.ndarray) -> float:
+        key = np.ascontiguousarray(polygon_mm, np.float64).tobytes()
+        value = memo.get(key)
+        if value is None:
+            value = memo[key] = probe(polygon_mm)
+        return value
+
+    return texture
 
 
 def image_point(spot: Spot) -> tuple[float, float]:
@@ -149,7 +175,7 @@ def _faces(view: TableView) -> tuple[list[Located], np.ndarray, np.ndarray]:
     locs = list(view.located)
     if not locs:
         return locs, np.zeros((0, 3, 3)), np.zeros((0, 2))
-    return locs, np.stack([np.linalg.inv(c.face_to_table) for c in locs]), np.array([c.component.size_mm for c in locs])
+    return locs, np.stack([table_to_face(c) for c in locs]), np.array([c.component.size_mm for c in locs])
 
 
 def covered(faces: tuple[list[Located], np.ndarray, np.ndarray], spot: Spot) -> bool:
@@ -166,6 +192,79 @@ def covered(faces: tuple[list[Located], np.ndarray, np.ndarray], spot: Spot) -> 
     return bool(np.any(on & smaller & np.array([c is not spot.holder for c in locs])))
 
 
+def _floors(view: TableView, holders: Sequence[Located], half_mm: float) -> Callable[[Located], float]:
+    """Per holder: the plain level its places are compared with. Probed only for holders whose
+    places are looked at, and the pool of all ``holders`` only when one has too little plain face
+    of its own (a tile full of slots)."""
+    samples: dict[int, list[float]] = {}
+    levels: dict[int, float] = {}
+
+    def own(face: Located) -> list[float]:
+        if id(face) not in samples:
+            samples[id(face)] = plain_textures(view, face, half_mm)
+        return samples[id(face)]
+
+    @cache
+    def pooled() -> float:
+        return plain_level([v for face in _unique(holders) for v in own(face)])
+
+    def floor(face: Located) -> float:
+        if id(face) not in levels:
+            values = own(face)
+            levels[id(face)] = plain_level(values) if len(values) >= 3 else pooled()
+        return levels[id(face)]
+
+    return floor
+
+
+def _unique(faces: Iterable[Located]) -> list[Located]:
+    seen: dict[int, Located] = {}
+    for f in faces:
+        seen.setdefault(id(f), f)
+    return list(seen.values())
+
+
+#: A marker reference given as is, or as a function probing the read markers when a place's
+#: verdict needs it (a place that clearly looks plain, or clearly busy, needs no reference).
+Reference = float | Callable[[], float]
+
+
+def _looks(view: TableView, spots: Sequence[Spot], others: Sequence[Located], plain_only: bool) -> list[tuple[float, float] | None]:
+    """Per place: the texture of its busiest probe and its holder's plain level; None when the
+    photo cannot tell (a read component covers the place, no plain face to compare with).
+    ``plain_only``: stop probing a place once it is clearly busier than its plain face."""
+    texture = view.texture
+    assert texture is not None
+    floor_of = _floors(view, [s.holder for s in spots] + list(others), spots[0].half_mm)
+    faces = _faces(view)
+    out: list[tuple[float, float] | None] = []
+    for spot in spots:
+        if covered(faces, spot):
+            out.append(None)  # whatever lies there is hidden under a read component
+            continue
+        floor = floor_of(spot.holder)
+        if floor <= 0:
+            out.append(None)
+            continue
+        v = 0.0
+        for dx, dy in spot.probes:
+            v = max(v, texture(square(spot.holder, spot.x_mm + dx, spot.y_mm + dy, spot.half_mm)))
+            if plain_only and v >= PLAIN_RATIO * floor:
+                break
+        out.append((v, floor))
+    return out
+
+
+def _verdict(v: float, floor: float, reference: float) -> bool | None:
+    if reference <= 0 or reference < PLAIN_RATIO * floor or v <= 0:
+        return None  # the photo cannot tell a marker from the plain face
+    if v >= MARKER_RATIO * reference and v >= PLAIN_RATIO * floor:
+        return True
+    if v < MARKER_RATIO * reference and v < PLAIN_RATIO * floor:
+        return False
+    return None
+
+
 def verdicts(view: TableView, spots: Sequence[Spot], reference: float, others: Sequence[Located] = ()) -> list[bool | None]:
     """Per place: True when it looks as busy as a printed marker (``reference``) and clearly busier
     than the plain parts of its holder (something lies there that was not read), False when it
@@ -174,37 +273,32 @@ def verdicts(view: TableView, spots: Sequence[Spot], reference: float, others: S
     (a tile full of slots) is compared with the plain parts of all the holders and ``others``."""
     if view.texture is None or reference <= 0 or not spots:
         return [None] * len(spots)
-    samples: dict[int, list[float]] = {}
-    for face in [s.holder for s in spots] + list(others):
-        if id(face) not in samples:
-            samples[id(face)] = plain_textures(view, face, spots[0].half_mm)
-    pooled = plain_level([v for values in samples.values() for v in values])
-    faces = _faces(view)
-    out: list[bool | None] = []
-    for spot in spots:
-        own = samples[id(spot.holder)]
-        floor = plain_level(own) if len(own) >= 3 else pooled
-        if covered(faces, spot) or floor <= 0 or reference < PLAIN_RATIO * floor:
-            out.append(None)  # the photo cannot tell a marker from the plain face
-            continue
-        v = max(view.texture(square(spot.holder, spot.x_mm + dx, spot.y_mm + dy, spot.half_mm)) for dx, dy in spot.probes)
-        if v <= 0:
-            out.append(None)
-        elif v >= MARKER_RATIO * reference and v >= PLAIN_RATIO * floor:
-            out.append(True)
-        elif v < MARKER_RATIO * reference and v < PLAIN_RATIO * floor:
-            out.append(False)
-        else:
-            out.append(None)
-    return out
+    return [None if look is None else _verdict(*look, reference) for look in _looks(view, spots, others, False)]
 
 
-def busy_spots(view: TableView, spots: Sequence[Spot], reference: float) -> list[Spot]:
-    """The places where something lies that was not read (see ``verdicts``)."""
-    return [s for s, busy in zip(spots, verdicts(view, spots, reference)) if busy]
+def busy_spots(view: TableView, spots: Sequence[Spot], reference: Reference) -> list[Spot]:
+    """The places ``verdicts`` finds busy: something lies there that was not read."""
+    if view.texture is None or not spots:
+        return []
+    busier = [(s, look) for s, look in zip(spots, _looks(view, spots, (), False)) if look and look[0] >= PLAIN_RATIO * look[1]]
+    if not busier:
+        return []
+    ref = reference() if callable(reference) else reference
+    return [s for s, look in busier if _verdict(*look, ref) is True]
 
 
-def plain_spot(view: TableView, spot: Spot, reference: float, others: Sequence[Located] = ()) -> bool:
-    """Whether a place clearly looks like its plain printed face: an undecoded quad there is the
-    space's own printed outline or a shadow's edge, not a component."""
-    return verdicts(view, [spot], reference, others)[0] is False
+def plain_spots(view: TableView, spots: Sequence[Spot], reference: Reference, others: Sequence[Located] = ()) -> list[bool]:
+    """Per place: whether ``verdicts`` finds it plain: it clearly looks like its printed face, so an
+    undecoded quad there is the space's own printed outline or a shadow's edge, not a component."""
+    if view.texture is None or not spots:
+        return [False] * len(spots)
+    looks = _looks(view, spots, others, True)
+    if not any(look and 0 < look[0] < PLAIN_RATIO * look[1] for look in looks):
+        return [False] * len(spots)
+    ref = reference() if callable(reference) else reference
+    return [look is not None and _verdict(*look, ref) is False for look in looks]
+
+
+def plain_spot(view: TableView, spot: Spot, reference: Reference, others: Sequence[Located] = ()) -> bool:
+    """Whether a place clearly looks like its plain printed face (see ``plain_spots``)."""
+    return plain_spots(view, [spot], reference, others)[0]
