@@ -312,6 +312,19 @@ def fit_plane(
     return Plane(h, rms, inliers, outliers, residuals)
 
 
+def extended(plane: Plane, groups: Sequence[RigidGroup], *, outlier_mm: float = 2.0) -> Plane:
+    """The same plane judged against a longer list of groups (a last look read a few more
+    tags on it): each group's residual and whether it is an inlier, without a refit."""
+    h = plane.homography
+    res_all = _Packed(groups, range(len(groups))).group_rms(h)
+    limit = max(outlier_mm, 3.0 * float(np.median(res_all)))
+    inliers = tuple(int(i) for i in np.nonzero(res_all <= limit)[0])
+    outliers = tuple(i for i in range(len(groups)) if i not in inliers)
+    packed = _Packed(groups, inliers) if inliers else None
+    rms = float(np.sqrt(np.mean((packed.residuals(h) / np.repeat(packed.weight, 2)) ** 2) * 2)) if packed else float("inf")
+    return Plane(h, rms, inliers, outliers, tuple(float(v) for v in res_all))
+
+
 def square(size_mm: float) -> np.ndarray:
     """A marker's printed corners in its own frame, clockwise from its top-left."""
     return np.array([[0, 0], [size_mm, 0], [size_mm, size_mm], [0, size_mm]], dtype=np.float64)

@@ -40,7 +40,7 @@ from .identify import (
 )
 from .layouts import LayoutResult, Located, Placed, Problem, TableView, Unreadable, find_layout
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
-from .plane import Plane, RigidGroup, apply_homography, fit_plane, rigid_fit
+from .plane import Plane, RigidGroup, apply_homography, extended, fit_plane, rigid_fit
 from .rescue import rescue_tags
 from .soft import Site, SoftConfig, read_sites
 
@@ -437,14 +437,18 @@ def _explained(ident: Identified) -> list[np.ndarray]:
 
 
 def _on_plane(
-    ident: Identified, cfg: RecogniseConfig, start: Plane | None = None
+    ident: Identified, cfg: RecogniseConfig, start: Plane | None = None, refit: bool = True
 ) -> tuple[Plane | None, list[Located], list[Problem]]:
     """Fit the table plane to the identified components and locate each one on it
-    (``start``: the plane before a second look added a few tags, to start the refit from)."""
+    (``start``: the plane before a second look added a few tags, to start the refit from;
+    without ``refit`` that plane is kept and only judged against the new list)."""
     fit_sightings = list(ident.sightings) + [s for d in ident.duplicated for s in d.sightings]
     groups = _groups(fit_sightings)
-    h0 = None if start is None else start.homography
-    plane = fit_plane(groups, outlier_mm=cfg.outlier_mm, start=h0) if groups else None
+    if start is not None and not refit and groups:
+        plane: Plane | None = extended(start, groups, outlier_mm=cfg.outlier_mm)
+    else:
+        h0 = None if start is None else start.homography
+        plane = fit_plane(groups, outlier_mm=cfg.outlier_mm, start=h0) if groups else None
     problems: list[Problem] = []
     located: list[Located] = []
     if plane is None:
@@ -641,9 +645,15 @@ def _soft_at_busy_spaces(
     return [d for d in found if not markers or min(float(np.linalg.norm(d.centre - m.centre)) for m in markers) >= 0.5 * d.side_px]
 
 
-def _covered(candidate: Candidate, found: Sequence[Detection]) -> bool:
-    """Whether an undecoded quad is one of these readings."""
-    return any(float(np.linalg.norm(candidate.centre - d.centre)) < 0.5 * d.side_px for d in found)
+def _uncovered(candidates: Sequence[Candidate], found: Sequence[Detection]) -> tuple[Candidate, ...]:
+    """The undecoded quads that are none of these readings."""
+    if not found or not candidates:
+        return tuple(candidates)
+    centres = np.array([d.centre for d in found])
+    reach = 0.5 * np.array([d.side_px for d in found])
+    quads = np.array([c.corners.mean(axis=0) for c in candidates])
+    hit = (np.linalg.norm(quads[:, None] - centres[None], axis=2) < reach[None]).any(axis=1)
+    return tuple(c for c, h in zip(candidates, hit) if not h)
 
 
 def _soft(
@@ -719,7 +729,7 @@ def recognise(
     if cfg.soft is not None and plane is not None:
         whole = _soft(frame, markers + tuple(extra), candidates, plane, located, catalog, cfg)
         extra += whole
-        candidates = tuple(c for c in candidates if not _covered(c, whole))
+        candidates = _uncovered(candidates, whole)
         if whole:
             timings["read_whole"] = float(len(whole))
     if extra:
@@ -756,13 +766,15 @@ def recognise(
     unreadable, result, problems = read_layout()
     # Third look: spaces where the layout saw something it could not read are read whole.
     if cfg.soft is not None and plane is not None:
+        t3 = time.perf_counter()
         more = _soft_at_busy_spaces(frame, markers, plane, located, catalog, problems, cfg)
+        timings["third_look"] = (time.perf_counter() - t3) * 1000.0
         if more:
             markers = markers + tuple(more)
             timings["read_whole"] = timings.get("read_whole", 0.0) + len(more)
-            candidates = tuple(c for c in candidates if not _covered(c, more))
+            candidates = _uncovered(candidates, more)
             ident = identify(markers, catalog)
-            plane, located, problems = _on_plane(ident, cfg, plane)
+            plane, located, problems = _on_plane(ident, cfg, plane, refit=False)
             unreadable, result, problems = read_layout()
     state, placed = _validated(result.state(game.id), list(result.placed), problems)
     t = lap("layout", t)
