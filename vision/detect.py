@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import cv2
@@ -43,10 +43,11 @@ class Detection:
     """AprilTag 36h11 id (tags only)."""
     quality: float = 0.0
     """Estimated image pixels per symbol module; below ~2.5 decoding gets unreliable."""
+    centre: np.ndarray = field(init=False, repr=False, compare=False)
+    """Mean of the corners (kept: every later stage asks for it, many times)."""
 
-    @property
-    def centre(self) -> np.ndarray:
-        return self.corners.mean(axis=0)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "centre", self.corners.mean(axis=0))
 
     @property
     def side_px(self) -> float:
