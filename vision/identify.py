@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 import cv2
@@ -51,10 +51,14 @@ class Mark:
     """Left edge of the black symbol on the upright face."""
     y_mm: float
     size_mm: float
+    _corners: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_corners", square(self.size_mm) + (self.x_mm, self.y_mm))
 
     def face_corners(self) -> np.ndarray:
         """The symbol's corners on the face, clockwise from its top-left (mm)."""
-        return square(self.size_mm) + (self.x_mm, self.y_mm)
+        return self._corners.copy()
 
     @property
     def kind(self) -> MarkerKind:

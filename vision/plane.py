@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 
@@ -67,7 +68,12 @@ def _normaliser(p: np.ndarray) -> np.ndarray:
 
 
 def weighted_dlt(src: np.ndarray, dst: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Homography src -> dst by a Hartley-normalised, weighted direct linear transform."""
+    """Homography src -> dst by a Hartley-normalised, weighted direct linear transform
+    (four points fix it exactly: then weights do not matter and OpenCV solves it directly)."""
+    if len(src) == 4:
+        h = cv2.getPerspectiveTransform(np.asarray(src, np.float32), np.asarray(dst, np.float32)).astype(np.float64)
+        if np.all(np.isfinite(h)) and abs(h[2, 2]) > 1e-12:
+            return h / h[2, 2]
     ts, td = _normaliser(src), _normaliser(dst)
     s = apply_homography(ts, src)
     d = apply_homography(td, dst)
