@@ -515,8 +515,13 @@ def _rescue(
 
 def _tag_pools(catalog: Catalog) -> dict[float, tuple[int, ...]]:
     """The game's component tags (not board anchors) grouped by printed size."""
+    return _pools_of(catalog.game)
+
+
+@cache
+def _pools_of(game_id: str) -> dict[float, tuple[int, ...]]:
     pools: dict[float, list[int]] = {}
-    for tag, mark in catalog.by_tag.items():
+    for tag, mark in catalog_for(game_id).by_tag.items():
         if mark.role is not MarkRole.ANCHOR:
             pools.setdefault(mark.size_mm, []).append(tag)
     return {size: tuple(sorted(tags)) for size, tags in pools.items()}
@@ -635,6 +640,15 @@ def _soft_at_busy_spaces(
     if not points:
         return []
     sites = _space_sites(plane, located, catalog, plane.to_table(np.array(points, float)), cfg)
+    return _read_whole(frame, markers, plane, sites, catalog, cfg)
+
+
+def _read_whole(
+    frame: Frame, markers: Sequence[Detection], plane: Plane, sites: Sequence[Site], catalog: Catalog, cfg: RecogniseConfig
+) -> list[Detection]:
+    """Whole-tag readings of this game's unseen tags at these sites; a reading on top of a
+    decoded marker is that marker seen again, not another tag."""
+    assert cfg.soft is not None
     if not sites:
         return []
     pools = _tag_pools(catalog)
@@ -642,7 +656,10 @@ def _soft_at_busy_spaces(
     allowed = {t for pool in pools.values() for t in pool} - seen
     known = plane.to_table(np.array([m.centre for m in markers])) if markers else None
     found = read_sites(frame.gray, plane, sites, pools, allowed, cfg.soft, known)
-    return [d for d in found if not markers or min(float(np.linalg.norm(d.centre - m.centre)) for m in markers) >= 0.5 * d.side_px]
+    if not markers:
+        return found
+    centres = np.array([m.centre for m in markers])
+    return [d for d in found if float(np.linalg.norm(centres - d.centre, axis=1).min()) >= 0.5 * d.side_px]
 
 
 def _uncovered(candidates: Sequence[Candidate], found: Sequence[Detection]) -> tuple[Candidate, ...]:
@@ -665,23 +682,9 @@ def _soft(
     catalog: Catalog,
     cfg: RecogniseConfig,
 ) -> list[Detection]:
-    """Whole-tag readings of this game's unseen tags at every site where one may lie."""
-    assert cfg.soft is not None
-    pools = _tag_pools(catalog)
-    sites = _soft_sites(candidates, plane, located, catalog, pools, cfg)
-    if not sites:
-        return []
-    seen = {d.tag_id for d in markers if d.tag_id is not None}
-    allowed = {t for pool in pools.values() for t in pool} - seen
-    known = plane.to_table(np.array([m.centre for m in markers])) if markers else None
-    found = read_sites(frame.gray, plane, sites, pools, allowed, cfg.soft, known)
-    # A reading on top of a decoded marker is that marker seen again, not another tag.
-    out = []
-    for det in found:
-        if markers and min(float(np.linalg.norm(det.centre - m.centre)) for m in markers) < 0.5 * det.side_px:
-            continue
-        out.append(det)
-    return out
+    """Whole-tag readings of this game's unseen tags at the undecoded quads."""
+    sites = _soft_sites(candidates, plane, located, catalog, _tag_pools(catalog), cfg)
+    return _read_whole(frame, markers, plane, sites, catalog, cfg)
 
 
 def recognise(
