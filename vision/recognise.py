@@ -643,6 +643,47 @@ def _soft_at_busy_spaces(
     return _read_whole(frame, markers, plane, sites, catalog, cfg)
 
 
+def _neighbour_sites(
+    loose: Sequence[Located], located: Sequence[Located], catalog: Catalog, limit: int = 48
+) -> list[Site]:
+    """Where the unread neighbour of a component the layout could not place may lie: the four
+    places of a face of its size sharing an edge with it (a Habitats park whose entrance was not read, a
+    PHYLO grid whose HOME card was not), for the tags printed on faces of that size, each
+    searched as far from the place's centre as such a tag lies, in any turn."""
+    sites: list[Site] = []
+    centres = np.array([loc.centre_mm for loc in located])
+    for loc in loose:
+        w, h = loc.component.size_mm
+        tags = _tags_for_face(catalog.game, round(min(w, h)), round(max(w, h)))
+        if not tags:
+            continue
+        offsets = np.array([[-w, 0.0], [w, 0.0], [0.0, -h], [0.0, h]])
+        spots = apply_homography(loc.face_to_table, offsets + (w / 2, h / 2))
+        for c in spots:
+            if np.min(np.linalg.norm(centres - c, axis=1)) < 0.4 * min(w, h):
+                continue  # a face read already lies there
+            if any(np.hypot(site.centre_mm[0] - c[0], site.centre_mm[1] - c[1]) < 0.4 * min(w, h) for site in sites):
+                continue
+            for size, reach in tags:
+                sites.append(Site((float(c[0]), float(c[1])), size, reach))
+    return sites[:limit]
+
+
+@cache
+def _tags_for_face(game_id: str, short: int, long: int) -> tuple[tuple[float, float], ...]:
+    """Printed tag sizes of a game's components whose face has this size (to the millimetre),
+    each with how far from the face's centre such a tag's centre lies (plus 2 mm)."""
+    catalog = catalog_for(game_id)
+    reach: dict[float, float] = {}
+    for c in catalog.components.values():
+        mark = catalog.by_tag.get(c.tag)
+        if c.spaces or mark is None or round(min(c.size_mm)) != short or round(max(c.size_mm)) != long:
+            continue
+        off = np.hypot(mark.x_mm + mark.size_mm / 2 - c.size_mm[0] / 2, mark.y_mm + mark.size_mm / 2 - c.size_mm[1] / 2)
+        reach[mark.size_mm] = max(reach.get(mark.size_mm, 0.0), float(off) + 2.0)
+    return tuple(sorted(reach.items()))
+
+
 def _read_whole(
     frame: Frame, markers: Sequence[Detection], plane: Plane, sites: Sequence[Site], catalog: Catalog, cfg: RecogniseConfig
 ) -> list[Detection]:
@@ -771,6 +812,10 @@ def recognise(
     if cfg.soft is not None and plane is not None:
         t3 = time.perf_counter()
         more = _soft_at_busy_spaces(frame, markers, plane, located, catalog, problems, cfg)
+        placed_now = {id(p.located) for p in result.placed}
+        loose = [loc for loc in located if id(loc) not in placed_now and not loc.component.spaces]
+        if loose and not more:
+            more = _read_whole(frame, markers, plane, _neighbour_sites(loose, located, catalog), catalog, cfg)
         timings["third_look"] = (time.perf_counter() - t3) * 1000.0
         if more:
             markers = markers + tuple(more)
