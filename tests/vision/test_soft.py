@@ -128,3 +128,30 @@ def test_blurred_tokens_on_a_planet_are_read_whole_and_placed_on_their_spaces() 
         assert rec.state.placement_of(t.id) == t.placement  # type: ignore[union-attr]
     assert set(rec.state.placements) == set(first.state.placements)
     assert rec.state.unknown == ()
+
+
+def test_a_park_whose_entrance_is_blurred_is_still_placed_from_its_entrance_read_whole() -> None:
+    from scoring import find_game
+    from vision import recognise
+    from vision.recognise import RecogniseConfig
+    from vision.render import render_scene
+
+    game = find_game("habitats")
+    state = game.load_state(game.example_state())
+    scene = render_scene("habitats", state, condition="typical", seed=3)
+    first = recognise(scene.jpeg, "habitats", players=state.players)
+    entrances = [c for c in first.components if c.kind == "entrance" and c.placement is not None]
+    assert entrances
+    entrance = entrances[0]
+    park = [c for c in first.components if c.placement is not None and c.placement.area == entrance.placement.area]
+    assert len(park) >= 3
+    jpeg = _blurred(scene.jpeg, [entrance.image_corners], 5.0)
+    # Without reading whole, the entrance is lost and with it the whole park's grid...
+    plain = recognise(jpeg, "habitats", players=state.players, config=RecogniseConfig(soft=None))
+    assert plain.state.placement_of(entrance.id) is None
+    assert all(plain.state.placement_of(c.id) is None for c in park)
+    # ...its tiles lie loose, so the places beside them are searched and the entrance is read.
+    rec = recognise(jpeg, "habitats", players=state.players)
+    for c in park:
+        assert rec.state.placement_of(c.id) == c.placement
+    assert set(rec.state.placements) == set(first.state.placements)
