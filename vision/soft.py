@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import cv2
 import numpy as np
@@ -123,7 +123,7 @@ def _bits(tag: int) -> np.ndarray:
     return cv2.aruco.Dictionary.getBitsFromByteList(d.bytesList[tag : tag + 1], d.markerSize).astype(np.float32)
 
 
-@cache
+@lru_cache(maxsize=24)  # at most ~3 MB each (112 tags x 4 turns x 1600 samples): bounded memory
 def _templates(ids: tuple[int, ...], kernel: str) -> tuple[np.ndarray, np.ndarray]:
     """Unit template rows of each id in its four quarter turns (row ``4 i + k``: turned k times)."""
     rows = [_blur(_grid(np.rot90(_bits(i), k)), _KERNELS[kernel]) for i in ids for k in range(4)]
@@ -363,18 +363,29 @@ def read_sites(
     """Whole-tag readings at the most tag-like sites (``pools``: the game's tags by printed
     size). Fitting is the costly part, so only the ``max_reads`` sites whose finder matched
     best are fitted. A tag claimed by two sites is trusted at neither."""
-    to_image = np.linalg.inv(plane.homography)
+    try:
+        to_image = np.linalg.inv(plane.homography)
+    except np.linalg.LinAlgError:
+        return []
+    if not np.all(np.isfinite(to_image)):
+        return []
     hits = []
     for site in sites:
-        if not pools.get(site.tag_mm):
+        if not pools.get(site.tag_mm) or not np.all(np.isfinite(site.centre_mm)):
             continue
-        f = _found(gray, to_image, site, config, known_mm)
+        try:
+            f = _found(gray, to_image, site, config, known_mm)
+        except cv2.error:  # a site whose square maps outside what OpenCV can warp: nothing to read
+            continue
         if f is not None:
             hits.append((f[3], site, f))
     hits.sort(key=lambda h: -h[0])
     found: dict[int, list[Detection]] = {}
     for _, site, f in hits[: config.max_reads]:
-        det = _read(gray, to_image, site, f, pools[site.tag_mm], allowed, config)
+        try:
+            det = _read(gray, to_image, site, f, pools[site.tag_mm], allowed, config)
+        except cv2.error:
+            continue
         if det is not None and det.tag_id is not None:
             found.setdefault(det.tag_id, []).append(det)
     out = []

@@ -155,3 +155,13 @@ def test_a_park_whose_entrance_is_blurred_is_still_placed_from_its_entrance_read
     for c in park:
         assert rec.state.placement_of(c.id) == c.placement
     assert set(rec.state.placements) == set(first.state.placements)
+
+
+def test_a_degenerate_plane_or_a_site_far_off_the_photo_reads_nothing_and_raises_nothing() -> None:
+    frame, _ = _frame(123, 0, blur=6.5)
+    flat = Plane(np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]), 0.0, (), ())
+    far = Plane(np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]), 0.0, (), ())
+    sites = [Site((60.0, 50.0), TAG_MM, 8.0), Site((1e7, -1e7), TAG_MM, 8.0), Site((float("nan"), 0.0), TAG_MM, 8.0)]
+    with np.errstate(all="ignore"):
+        assert read_sites(frame, flat, sites, {TAG_MM: POOL}, set(POOL)) == []
+    assert [d.tag_id for d in read_sites(frame, far, sites, {TAG_MM: POOL}, set(POOL))] == [123]
