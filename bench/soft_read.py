@@ -26,11 +26,11 @@ import numpy as np  # noqa: E402
 from make_samples import POSITIONS  # noqa: E402
 from scoring import find_game  # noqa: E402
 from vision.detect import detect_all  # noqa: E402
-from vision.identify import MarkRole, catalog_for, identify  # noqa: E402
+from vision.identify import catalog_for, identify  # noqa: E402
 from vision.load import load_image  # noqa: E402
 from vision.recognise import RecogniseConfig, _on_plane  # noqa: E402
 from vision.render import render_scene  # noqa: E402
-from vision.soft import _KERNELS, Site, _templates, read_site  # noqa: E402
+from vision.soft import _KERNELS, Site, _templates, read_site, tag_pools  # noqa: E402
 
 
 def _distorted(point: tuple[float, float], camera, size: tuple[int, int]) -> np.ndarray:
@@ -48,14 +48,11 @@ def run(game_id: str, seeds: int, condition: str) -> Counter:
     game = find_game(game_id)
     state = game.load_state(POSITIONS[game_id][0]())
     catalog = catalog_for(game_id)
-    pools: dict[float, list[int]] = {}
-    for tag, mark in catalog.by_tag.items():
-        if mark.role is not MarkRole.ANCHOR:
-            pools.setdefault(mark.size_mm, []).append(tag)
+    pools = tag_pools(game_id)
     tally: Counter = Counter()
     for pool in pools.values():  # templates are built once per game and blur: not part of a read
         for kernel in _KERNELS:
-            _templates(tuple(sorted(pool)), kernel)
+            _templates(pool, kernel)
     for seed in range(1000, 1000 + seeds):
         scene = render_scene(game_id, state, condition=condition, seed=seed)
         frame = load_image(scene.jpeg)
@@ -78,7 +75,7 @@ def run(game_id: str, seeds: int, condition: str) -> Counter:
             t = np.radians(face.angle_deg)
             tag_mm = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]) @ local + plane.to_table(centre.reshape(1, 2))[0]
             site = Site((float(tag_mm[0]) + 4.0, float(tag_mm[1]) - 3.0), mark.size_mm, 8.0)
-            pool = tuple(sorted(pools[mark.size_mm]))
+            pool = pools[mark.size_mm]
             t0 = time.perf_counter()
             det = read_site(frame.gray, to_image, site, pool, set(pool) - seen)
             tally["ms"] += (time.perf_counter() - t0) * 1000

@@ -32,7 +32,6 @@ from .identify import (
     Foreign,
     Identified,
     Mark,
-    MarkRole,
     Sighting,
     catalog_for,
     identify,
@@ -42,7 +41,7 @@ from .layouts import LayoutResult, Located, Placed, Problem, TableView, Unreadab
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
 from .plane import Plane, RigidGroup, apply_homography, extended, fit_plane, rigid_fit
 from .rescue import rescue_tags
-from .soft import Site, SoftConfig, read_sites
+from .soft import Site, SoftConfig, read_sites, tag_pools
 
 
 @dataclass(frozen=True, slots=True)
@@ -515,16 +514,7 @@ def _rescue(
 
 def _tag_pools(catalog: Catalog) -> dict[float, tuple[int, ...]]:
     """The game's component tags (not board anchors) grouped by printed size."""
-    return _pools_of(catalog.game)
-
-
-@cache
-def _pools_of(game_id: str) -> dict[float, tuple[int, ...]]:
-    pools: dict[float, list[int]] = {}
-    for tag, mark in catalog_for(game_id).by_tag.items():
-        if mark.role is not MarkRole.ANCHOR:
-            pools.setdefault(mark.size_mm, []).append(tag)
-    return {size: tuple(sorted(tags)) for size, tags in pools.items()}
+    return tag_pools(catalog.game)
 
 
 def _space_sizes(catalog: Catalog, space: Space, ratio: float) -> tuple[float, ...]:

@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from .detect import Detection, MarkerKind
+from .identify import MarkRole, catalog_for
 from .plane import Plane, apply_homography
 
 #: Samples per tag module in the rectified patch, and modules across (8 tag + 1 quiet each side).
@@ -64,6 +65,17 @@ class Site:
     """How far from ``centre_mm`` the tag's centre may be (0: 0.4 tag sides)."""
     angle_deg: float | None = None
     """The square's turn when an undecoded quad gave it: no search, only a quick check."""
+
+
+@cache
+def tag_pools(game_id: str) -> dict[float, tuple[int, ...]]:
+    """A game's component tags (not board anchors) grouped by printed size: the candidates a
+    square of that size may be read as."""
+    pools: dict[float, list[int]] = {}
+    for tag, mark in catalog_for(game_id).by_tag.items():
+        if mark.role is not MarkRole.ANCHOR:
+            pools.setdefault(mark.size_mm, []).append(tag)
+    return {size: tuple(sorted(tags)) for size, tags in pools.items()}
 
 
 def _kernels() -> dict[str, np.ndarray | float]:
