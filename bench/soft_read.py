@@ -44,6 +44,17 @@ def _distorted(point: tuple[float, float], camera, size: tuple[int, int]) -> np.
     return q * f + c
 
 
+def _render_to_plane(scene, plane, size: tuple[int, int]) -> np.ndarray:
+    """The (2, 3) similarity from the renderer's table frame to the fitted plane's frame,
+    from where every component in view was drawn and where the plane puts it."""
+    ids = [p.component for p in scene.truth.placements if p.component in scene.image_centres]
+    src = np.array([[scene.poses[c].x_mm, scene.poses[c].y_mm] for c in ids], np.float32)
+    seen = np.array([_distorted(scene.image_centres[c], scene.camera, size) for c in ids])
+    dst = plane.to_table(seen).astype(np.float32)
+    m, _ = cv2.estimateAffinePartial2D(src, dst, method=cv2.RANSAC, ransacReprojThreshold=5.0)
+    return m
+
+
 def run(game_id: str, seeds: int, condition: str) -> Counter:
     game = find_game(game_id)
     state = game.load_state(POSITIONS[game_id][0]())
@@ -62,18 +73,21 @@ def run(game_id: str, seeds: int, condition: str) -> Counter:
             continue
         to_image = np.linalg.inv(plane.homography)
         seen = {d.tag_id for d in detected.markers if d.tag_id is not None}
+        to_plane = _render_to_plane(scene, plane, (frame.width, frame.height))
         for p in scene.truth.placements:
             comp = catalog.components[p.component]
             mark = catalog.by_tag.get(comp.tag)
             if mark is None or comp.tag in seen or comp.spaces:
                 continue
-            centre = _distorted(scene.image_centres[p.component], scene.camera, (frame.width, frame.height))
             face = scene.poses[p.component]
-            # The tag's centre on the table: its printed place on the face, turned with the face.
+            # The tag's centre on the table: its printed place on the face, turned with the face,
+            # taken from the renderer's table frame into the plane's (which a card read upside
+            # down may have turned).
             w, h = comp.size_mm
             local = np.array([mark.x_mm + mark.size_mm / 2 - w / 2, mark.y_mm + mark.size_mm / 2 - h / 2])
             t = np.radians(face.angle_deg)
-            tag_mm = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]) @ local + plane.to_table(centre.reshape(1, 2))[0]
+            on_table = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]) @ local + [face.x_mm, face.y_mm]
+            tag_mm = to_plane @ [on_table[0], on_table[1], 1.0]
             site = Site((float(tag_mm[0]) + 4.0, float(tag_mm[1]) - 3.0), mark.size_mm, 8.0)
             pool = pools[mark.size_mm]
             t0 = time.perf_counter()

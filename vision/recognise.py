@@ -41,7 +41,7 @@ from .layouts import LayoutResult, Located, Placed, Problem, TableView, Unreadab
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
 from .plane import Plane, RigidGroup, apply_homography, extended, fit_plane, rigid_fit
 from .rescue import rescue_tags
-from .soft import Site, SoftConfig, read_sites, tag_pools
+from .soft import Site, SoftConfig, distinct_sizes, read_sites, tag_pools
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +58,9 @@ class RecogniseConfig:
     """An undecoded quad counts as an unreadable tag when its side is within this fraction of a printed tag."""
     soft: SoftConfig | None = SoftConfig()
     """Read blurred tags whole at undecoded quads and at free spaces of located boards; None skips it."""
+    soft_quad_growth: tuple[float, float] = (0.7, 1.5)
+    """An undecoded quad may be a tag of printed side s when its own side is within these
+    multiples of s (blur makes quads larger: the quiet zone alone is 1.25 s)."""
     soft_space_ratio: float = 1.25
     """A component may lie on a space when its face is at most this times the space's size."""
 
@@ -573,24 +576,27 @@ def _soft_sites(
     pools: Mapping[float, tuple[int, ...]],
     cfg: RecogniseConfig,
 ) -> list[Site]:
-    """Where an unread tag may lie: the undecoded quads of a printed tag's size."""
-    sizes = sorted(pools)
+    """Where an unread tag may lie: the undecoded quads, each for every printed tag size it
+    may be. Blur grows a quad: it often outlines the white quiet zone, or the tag's halo,
+    rather than the black square (a 21 mm tag's quad measured 30 mm in a blurred view)."""
+    sizes = np.array(distinct_sizes(pools), float)
     sites: list[Site] = []
     tags = [c for c in candidates if c.kind is MarkerKind.TAG]
-    if tags and sizes:
-        pts = plane.to_table(np.stack([c.corners for c in tags]).reshape(-1, 2)).reshape(-1, 4, 2)
-        sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2).mean(axis=1)
-        nearest = np.array([min(sizes, key=lambda s: abs(s - side)) for side in sides])
-        explained = _explained_points(pts.mean(axis=1), nearest, located, catalog)
-        for quad, side, size, known in zip(pts, sides, nearest, explained):
-            if known:
-                continue
-            size = float(size)
-            if abs(size - side) <= cfg.unreadable_size_tolerance * size:
-                c = quad.mean(axis=0)
-                edge = quad[1] - quad[0]
-                turn = float(np.degrees(np.arctan2(edge[1], edge[0]))) % 90.0
-                sites.append(Site((float(c[0]), float(c[1])), size, 0.25 * size, turn))
+    if not tags or not len(sizes):
+        return sites
+    pts = plane.to_table(np.stack([c.corners for c in tags]).reshape(-1, 2)).reshape(-1, 4, 2)
+    sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2).mean(axis=1)
+    lo, hi = cfg.soft_quad_growth
+    for size in sizes:
+        fits = (sides >= lo * size) & (sides <= hi * size)
+        if not fits.any():
+            continue
+        centres = pts.mean(axis=1)
+        explained = _explained_points(centres, np.full(len(pts), size), located, catalog)
+        for quad, c in zip(pts[fits & ~explained], centres[fits & ~explained]):
+            edge = quad[1] - quad[0]
+            turn = float(np.degrees(np.arctan2(edge[1], edge[0]))) % 90.0
+            sites.append(Site((float(c[0]), float(c[1])), float(size), 0.25 * float(size), turn))
     return sites
 
 

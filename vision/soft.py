@@ -78,6 +78,26 @@ def tag_pools(game_id: str) -> dict[float, tuple[int, ...]]:
     return {size: tuple(sorted(tags)) for size, tags in pools.items()}
 
 
+#: Printed sizes closer than this ratio are one size to the reader: the pose fit finds the
+#: side itself, so such a square is read against the tags of all of them.
+SAME_SIZE = 1.12
+
+
+def pool_near(pools: dict[float, tuple[int, ...]], tag_mm: float) -> tuple[int, ...]:
+    """Every tag printed at about ``tag_mm`` (within SAME_SIZE): the candidates of one square."""
+    return tuple(sorted({t for size, tags in pools.items()
+                         if tag_mm / SAME_SIZE <= size <= tag_mm * SAME_SIZE for t in tags}))
+
+
+def distinct_sizes(sizes: Iterable[float]) -> tuple[float, ...]:
+    """Sizes at least SAME_SIZE apart, smallest first (each stands for its near neighbours)."""
+    out: list[float] = []
+    for size in sorted(sizes):
+        if not out or size > out[-1] * SAME_SIZE:
+            out.append(size)
+    return tuple(out)
+
+
 def _kernels() -> dict[str, np.ndarray | float]:
     """Blur models in patch pixels: round (defocus) and straight streaks (motion) in four directions."""
     out: dict[str, np.ndarray | float] = {f"g{s}": s for s in (0.8, 1.6, 2.4, 3.2)}
@@ -383,7 +403,7 @@ def read_sites(
         return []
     hits = []
     for site in sites:
-        if not pools.get(site.tag_mm) or not np.all(np.isfinite(site.centre_mm)):
+        if not pool_near(pools, site.tag_mm) or not np.all(np.isfinite(site.centre_mm)):
             continue
         try:
             f = _found(gray, to_image, site, config, known_mm)
@@ -395,7 +415,7 @@ def read_sites(
     found: dict[int, list[Detection]] = {}
     for _, site, f in hits[: config.max_reads]:
         try:
-            det = _read(gray, to_image, site, f, pools[site.tag_mm], allowed, config)
+            det = _read(gray, to_image, site, f, pool_near(pools, site.tag_mm), allowed, config)
         except cv2.error:
             continue
         if det is not None and det.tag_id is not None:
