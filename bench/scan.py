@@ -10,7 +10,8 @@ Columns: components in view; identified (read as the right component); wrong (a 
 read with a wrong id, or put in a wrong cell or rotation: the target is 0); cells correct
 (right component, right area, cell and rotation); misses reported (components in view but
 not read whose place shows up as an unknown cell or an unreadable marker); layout failures
-(scenes where the layout placed nothing although components were in view); latency p50/p90
+(scenes where the layout placed nothing although components were in view); false unknowns
+(places reported as holding an unread component where nothing lies); latency p50/p90
 of the whole pipeline per frame (JPEG bytes in, Recognition out) and of the bare decoders
 (zxing-cpp plus aruco on the decoded grey frame) on the same frames.
 """
@@ -71,6 +72,7 @@ class Tally:
     missed: int = 0
     reported: int = 0
     layout_failures: int = 0
+    false_unknown: int = 0
     pipeline_ms: list[float] = field(default_factory=list)
     frame_ms: list[float] = field(default_factory=list)
     decoders_ms: list[float] = field(default_factory=list)
@@ -116,6 +118,8 @@ def run(game_id: str, condition: str, resolution: tuple[int, int], position: str
         missing = [cid for cid in visible if got.get(cid) != full[cid]]
         tally.missed += len(missing)
         unknown_cells = {(u.area, u.cell) for u in rec.state.unknown}
+        occupied = {(p.area, p.cell, p.slot) for p in full.values()}
+        tally.false_unknown += sum(1 for u in rec.state.unknown if (u.area, u.cell, u.slot) not in occupied)
         for cid in missing:
             p = full[cid]
             near_unreadable = any(
@@ -138,9 +142,9 @@ def pct(a: int, b: int) -> str:
 def table(rows: list[tuple[str, str, Tally]]) -> str:
     out = [
         "| game | setup | scenes | in view | identified | wrong | cells correct | misses reported"
-        " | layout failures | pipeline from JPEG p50 / p90 | pipeline from frame p50 / p90"
+        " | layout failures | false unknowns | pipeline from JPEG p50 / p90 | pipeline from frame p50 / p90"
         " | bare decoders p50 / p90 | frame / decoders |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
 
     def spread(v: list[float]) -> str:
@@ -150,7 +154,7 @@ def table(rows: list[tuple[str, str, Tally]]) -> str:
         ratio = statistics.median(t.frame_ms) / statistics.median(t.decoders_ms)
         out.append(
             f"| {game} | {label} | {t.scenes} | {t.in_view} | {pct(t.identified, t.in_view)} | {t.wrong} |"
-            f" {pct(t.cells, t.in_view)} | {t.reported} of {t.missed} | {t.layout_failures} |"
+            f" {pct(t.cells, t.in_view)} | {t.reported} of {t.missed} | {t.layout_failures} | {t.false_unknown} |"
             f" {spread(t.pipeline_ms)} | {spread(t.frame_ms)} | {spread(t.decoders_ms)} | {ratio:.2f} |"
         )
     return "\n".join(out)

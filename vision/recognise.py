@@ -37,11 +37,11 @@ from .identify import (
     identify,
     on_table,
 )
-from .layouts import LayoutResult, Located, Placed, Problem, TableView, Unreadable, find_layout
+from .layouts import LayoutResult, Located, LookAgain, Placed, Problem, TableView, Unreadable, find_layout
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
 from .plane import Plane, RigidGroup, apply_homography, extended, fit_plane, rigid_fit
 from .rescue import rescue_tags
-from .soft import Site, SoftConfig, distinct_sizes, read_sites, tag_pools
+from .soft import SAME_SIZE, Site, SoftConfig, distinct_sizes, read_sites, tag_pools
 
 
 @dataclass(frozen=True, slots=True)
@@ -621,22 +621,27 @@ def _space_sites(
     return sites
 
 
-def _soft_at_busy_spaces(
-    frame: Frame,
-    markers: Sequence[Detection],
-    plane: Plane,
-    located: Sequence[Located],
-    catalog: Catalog,
-    problems: Sequence[Problem],
-    cfg: RecogniseConfig,
-) -> list[Detection]:
-    """Whole-tag readings on the spaces the layout reported as holding something unread."""
-    assert cfg.soft is not None
+def _busy_space_sites(
+    plane: Plane, located: Sequence[Located], catalog: Catalog, problems: Sequence[Problem], cfg: RecogniseConfig
+) -> list[Site]:
+    """Sites on the spaces the layout reported as holding something unread."""
     points = [pt for pr in problems if not pr.components for pt in pr.image_points]
     if not points:
         return []
-    sites = _space_sites(plane, located, catalog, plane.to_table(np.array(points, float)), cfg)
-    return _read_whole(frame, markers, plane, sites, catalog, cfg)
+    return _space_sites(plane, located, catalog, plane.to_table(np.array(points, float)), cfg)
+
+
+def _look_again_sites(places: Sequence[LookAgain], catalog: Catalog) -> list[Site]:
+    """Sites at the places a layout asked to look at again, for the tags printed on faces of
+    the size it expects there (near sizes read as one)."""
+    sites: list[Site] = []
+    for place in places:
+        w, h = place.face_mm
+        tags = _tags_for_face(catalog.game, round(min(w, h)), round(max(w, h)))
+        for size in distinct_sizes(s for s, _ in tags):
+            reach = max(r for s, r in tags if size <= s <= size * SAME_SIZE)
+            sites.append(Site(place.centre_mm, size, reach + place.reach_mm))
+    return sites
 
 
 def _neighbour_sites(
@@ -804,14 +809,18 @@ def recognise(
 
     t = lap("plane", t)
     unreadable, result, problems = read_layout()
-    # Third look: spaces where the layout saw something it could not read are read whole.
+    # Third look: places where the layout saw something it could not read (busy board
+    # spaces, unknown cells it asks about) and the places beside components it could not
+    # place, read whole in one go (the most tag-like sites first).
     if cfg.soft is not None and plane is not None:
         t3 = time.perf_counter()
-        more = _soft_at_busy_spaces(frame, markers, plane, located, catalog, problems, cfg)
         placed_now = {id(p.located) for p in result.placed}
         loose = [loc for loc in located if id(loc) not in placed_now and not loc.component.spaces]
-        if loose and not more:
-            more = _read_whole(frame, markers, plane, _neighbour_sites(loose, located, catalog), catalog, cfg)
+        sites = _busy_space_sites(plane, located, catalog, problems, cfg)
+        sites += _look_again_sites(result.look_again, catalog)
+        if loose:
+            sites += _neighbour_sites(loose, located, catalog)
+        more = _read_whole(frame, markers, plane, sites, catalog, cfg)
         timings["third_look"] = (time.perf_counter() - t3) * 1000.0
         if more:
             markers = markers + tuple(more)

@@ -92,4 +92,25 @@ def test_busy_empty_cells_between_read_neighbours_become_unknown() -> None:
     frame = (np.zeros(2), 0.0, 50.0)
     cells = covered_cells(view, frame, occupied, (50.0, 50.0))  # type: ignore[arg-type]
     # (1, 0) is busy with three read neighbours; (-1, 0) and others are bare table.
-    assert cells == [(1, 0)]
+    assert cells.busy == ((1, 0),)
+    assert cells.faint == ()
+
+
+def test_a_face_blurred_below_the_read_ones_is_faint_and_clutter_beside_one_face_is_not() -> None:
+    # Read faces texture 100, bare table 10: the busy bar is 60, the faint bar max(2 x 10,
+    # 10 + 0.15 x 90) = 23.5, and a cell beside a single face must pass 1.5 x 23.5 = 35.25.
+    occupied = {(0, 0): None, (1, 0): None, (2, 0): None, (0, 1): None}
+    levels = {(1, 1): 35.0, (2, 1): 30.0, (-1, 0): 40.0, (3, 0): 30.0, (0, 2): 70.0}
+
+    def texture(polygon: np.ndarray) -> float:
+        cell = tuple(int(round(v / 50.0)) for v in polygon.mean(axis=0))
+        return 100.0 if cell in occupied else levels.get(cell, 10.0)
+
+    view = TableView("habitats", (), texture=texture)
+    cells = covered_cells(view, (np.zeros(2), 0.0, 50.0), occupied, (50.0, 50.0))  # type: ignore[arg-type]
+    # (1, 1) has two read neighbours and stands clear of the table; (2, 1) then has two too
+    # ((2, 0) and the found (1, 1)); (-1, 0) is beside one face but far busier than the table;
+    # (3, 0) is beside one face and only a little busy; (0, 2), beside one face, is as busy as a
+    # face but a lone cell is never reported.
+    assert cells.busy == ()
+    assert set(cells.faint) == {(1, 1), (2, 1), (-1, 0), (0, 2)}

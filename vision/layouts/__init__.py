@@ -150,6 +150,19 @@ class Problem:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class LookAgain:
+    """A place where a layout sees a face it could not read (an unknown cell, a busy spot on a
+    board): the scanner reads the tags of faces of this size there once more, whole."""
+
+    centre_mm: tuple[float, float]
+    """Table millimetres of the place's centre (where such a face's centre would lie)."""
+    face_mm: tuple[float, float]
+    """Size of the faces that may lie there (their printed tags are looked for)."""
+    reach_mm: float = 0.0
+    """How far from ``centre_mm`` the face's centre may lie (a token anywhere on a board)."""
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Placed:
     """A placement the layout derived, with the located component it came from."""
@@ -170,6 +183,8 @@ class LayoutResult:
     """0..1: how sure the layout is of its grids (1 when every component sits squarely in a cell)."""
     options: Mapping[str, Any] = field(default_factory=dict)
     extras: Mapping[str, Any] = field(default_factory=dict)
+    look_again: tuple[LookAgain, ...] = ()
+    """Where the scanner should read once more (see LookAgain); not part of the board state."""
 
     def state(self, game: str) -> BoardState:
         return BoardState(
@@ -301,6 +316,16 @@ def cell_polygon(frame: tuple[np.ndarray, float, float], cell: tuple[int, int], 
     return np.array([[(c * dx - s * dy) + x, (s * dx + c * dy) + y] for dx, dy in ((-w, -h), (w, -h), (w, h), (-w, h))])
 
 
+@dataclass(frozen=True, slots=True)
+class CoveredCells:
+    """Empty grid cells that look printed: ``busy`` ones as busy as the read faces (reported as
+    unknown), ``faint`` ones only clearly busier than the bare table (looked at again, but
+    not reported: a sheet of notes or a shadow is as likely as a face blurred past reading)."""
+
+    busy: tuple[tuple[int, int], ...] = ()
+    faint: tuple[tuple[int, int], ...] = ()
+
+
 def covered_cells(
     view: TableView,
     frame: tuple[np.ndarray, float, float],
@@ -308,11 +333,11 @@ def covered_cells(
     face_mm: tuple[float, float],
     *,
     skip: Callable[[tuple[int, int]], bool] = lambda cell: False,
-) -> list[tuple[int, int]]:
-    """Empty cells next to occupied ones that look as busy as a printed face: something lies
-    there that could not be read (a face too blurred, a marker under glare)."""
+) -> CoveredCells:
+    """Empty cells next to occupied ones that look printed: something lies there that could
+    not be read (a face too blurred, a marker under glare)."""
     if view.texture is None or not occupied:
-        return []
+        return CoveredCells()
     half = (face_mm[0] * 0.3, face_mm[1] * 0.3)
 
     def polygon(cell: tuple[int, int]) -> np.ndarray:
@@ -322,18 +347,32 @@ def covered_cells(
     faces = [view.texture(polygon(c)) for c in sample]
     reference = float(np.median(faces)) if faces else 0.0
     if reference <= 0:
-        return []
-    # A cell counts when at least two of its neighbours hold a read (or already found) face: a
-    # lone busy patch at the edge of the grid is more likely clutter. Found cells count as
-    # neighbours in the next round, so a run of unread faces is found from both ends.
+        return CoveredCells()
+    seen: dict[tuple[int, int], float] = {}
+
+    def texture(cell: tuple[int, int]) -> float:
+        if cell not in seen:
+            seen[cell] = view.texture(polygon(cell))  # type: ignore[misc]
+        return seen[cell]
+
+    # The read faces set the bar for a busy cell, and the bare table's own texture (from the
+    # empty cells around the grid: most hold nothing) may lower it: in a blurred photo the read
+    # faces are the sharper ones, and a face blurred past its markers falls far below them
+    # while still standing well clear of the table (three times its texture). A faint cell
+    # stands only clearly clear of it (twice).
+    busy_bar = faint_bar = 0.6 * reference
+    ring = {n for x, y in occupied for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+            if n not in occupied and not skip(n)}
+    levels = sorted(v for v in (texture(c) for c in sorted(ring)) if v > 0)
+    if len(levels) >= 4:
+        bare = levels[len(levels) // 4]
+        busy_bar = min(busy_bar, max(3.0 * bare, bare + 0.3 * (reference - bare)))
+        faint_bar = min(busy_bar, max(2.0 * bare, bare + 0.15 * (reference - bare)))
+    # A cell counts when at least two of its neighbours hold a read (or already found) face, or
+    # one and it is well above the bar: a lone busy patch at the grid's edge may be clutter.
+    # Found cells count as neighbours in the next round, so a run of unread faces is found
+    # from both ends.
     found: dict[tuple[int, int], bool] = {}
-    busy: dict[tuple[int, int], bool] = {}
-
-    def is_busy(cell: tuple[int, int]) -> bool:
-        if cell not in busy:
-            busy[cell] = view.texture(polygon(cell)) > 0.6 * reference  # type: ignore[misc]
-        return busy[cell]
-
     for _round in range(3):
         grew = False
         taken = set(occupied) | set(found)
@@ -343,10 +382,10 @@ def covered_cells(
                     continue
                 cx, cy = cell
                 around = sum((n in taken) for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)))
-                if around >= 2 and is_busy(cell):
-                    found[cell] = True
+                level = texture(cell)
+                if (around >= 2 and level > faint_bar) or (around == 1 and level > 1.5 * faint_bar):
+                    found[cell] = around >= 2 and level > busy_bar
                     grew = True
         if not grew:
             break
-    out = list(found)
-    return out
+    return CoveredCells(tuple(c for c, b in found.items() if b), tuple(c for c, b in found.items() if not b))

@@ -33,6 +33,7 @@ from . import (
     GameLayout,
     LayoutResult,
     Located,
+    LookAgain,
     Placed,
     Problem,
     TablePose,
@@ -353,7 +354,9 @@ def read(view: TableView) -> LayoutResult:
         if best_area is not None and best_cell is not None:
             taken.add((best_area, best_cell))
             unknown.append(Placement("?", best_area, best_cell))  # type: ignore[arg-type]
-    # Cells next to a park or in the market that look printed but were not read.
+    # Cells next to a park or in the market that look printed but were not read (faint ones
+    # are only looked at again).
+    faint: list[Placement] = []
     for area, frame in frames.items():
         occupied = {p.placement.cell: p.located for p in placed
                     if p.placement.area == area and isinstance(p.placement.cell, tuple)}
@@ -364,14 +367,35 @@ def read(view: TableView) -> LayoutResult:
         else:
             def skip(cell: tuple[int, int]) -> bool:
                 return cell[0] == 0 and cell[1] > 0  # the entrance road's column stays empty
-        for cell in covered_cells(view, frame, occupied, (50.0, 50.0), skip=skip):  # type: ignore[arg-type]
+        covered = covered_cells(view, frame, occupied, (50.0, 50.0), skip=skip)  # type: ignore[arg-type]
+        for cell in covered.busy:
             if (area, cell) not in taken:
                 taken.add((area, cell))
                 unknown.append(Placement("?", area, cell))  # type: ignore[arg-type]
+        faint.extend(Placement("?", area, cell) for cell in covered.faint if (area, cell) not in taken)
     confidence = float(np.mean(fits)) if fits else (1.0 if not view.located else 0.5)
     if any(p.code == "park/no_player" for p in problems):
         confidence *= 0.5
-    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+    again = _look_again(unknown + faint, frames, placed)
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
+
+
+def _look_again(
+    unknown: list[Placement], frames: dict[str, tuple[np.ndarray, float, float]], placed: list[Placed]
+) -> tuple[LookAgain, ...]:
+    """Unknown grid cells as places to read once more, for faces of the sizes read in that grid."""
+    sizes: dict[str, set[tuple[float, float]]] = {}
+    for p in placed:
+        sizes.setdefault(p.placement.area, set()).add(tuple(p.located.component.size_mm))  # type: ignore[arg-type]
+    out = []
+    for u in unknown:
+        if u.area not in frames or not isinstance(u.cell, tuple):
+            continue
+        origin, angle, pitch = frames[u.area]
+        c = origin + rotate(np.array([u.cell[0] * pitch, u.cell[1] * pitch], float), angle)
+        for size in sorted(sizes.get(u.area, ())):
+            out.append(LookAgain((float(c[0]), float(c[1])), size))
+    return tuple(out)
 
 
 def canonical(state: BoardState) -> BoardState:

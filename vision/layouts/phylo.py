@@ -26,6 +26,7 @@ from . import (
     GameLayout,
     LayoutResult,
     Located,
+    LookAgain,
     Placed,
     Problem,
     TablePose,
@@ -167,11 +168,21 @@ def read(view: TableView) -> LayoutResult:
         if near and cell not in by_cell and all(p.cell != cell for p in unknown):
             unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
     occupied = {cell: p.located for cell, p in by_cell.items()}
-    for cell in covered_cells(view, (origin, angle, pitch), occupied, (63.5, 63.5)):
+    covered = covered_cells(view, (origin, angle, pitch), occupied, (63.5, 63.5))
+    for cell in covered.busy:
         if all(u.cell != cell for u in unknown):
             unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
     confidence = float(np.mean(fits)) if fits else 1.0
-    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+    card = _catalog().edition.card_size_mm
+    cells = [u.cell for u in unknown] + list(covered.faint)
+    again = tuple(LookAgain(_cell_centre(origin, angle, pitch, cell), card) for cell in cells)  # type: ignore[arg-type]
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
+
+
+def _cell_centre(origin: np.ndarray, angle: float, pitch: float, cell: tuple[int, int]) -> tuple[float, float]:
+    """Table millimetres of a grid cell's centre (where a card there has its centre)."""
+    c = origin + rotate(np.array([cell[0] * pitch, cell[1] * pitch], float), angle)
+    return float(c[0]), float(c[1])
 
 
 def canonical(state: BoardState) -> BoardState:
