@@ -165,3 +165,45 @@ def test_a_degenerate_plane_or_a_site_far_off_the_photo_reads_nothing_and_raises
     with np.errstate(all="ignore"):
         assert read_sites(frame, flat, sites, {TAG_MM: POOL}, set(POOL)) == []
     assert [d.tag_id for d in read_sites(frame, far, sites, {TAG_MM: POOL}, set(POOL))] == [123]
+
+
+def test_blurred_cards_the_phylo_grid_sees_but_cannot_read_are_looked_at_again_and_placed(monkeypatch) -> None:  # noqa: ANN001
+    import importlib
+    import json
+
+    from scoring import find_game
+    from vision import sample_photo
+    from vision.layouts.phylo import canonical
+    from vision.render import render_scene
+
+    recognise_module = importlib.import_module("vision.recognise")  # the module, not the function
+    game = find_game("phylo")
+    state = game.load_state(json.loads(sample_photo("phylo").with_suffix(".json").read_text("utf-8")))
+    scene = render_scene("phylo", state, condition="hard", seed=2)  # steep, blurred: many cards unread at first
+    truth = set(canonical(scene.truth).placements)
+    rec = recognise_module.recognise(scene.jpeg, "phylo", players=state.players)
+    # Every card in view is read and in its cell: those the decoders missed were looked at
+    # again where the grid saw a printed face, and read whole.
+    assert truth <= set(rec.state.placements)
+    assert set(rec.state.placements) <= set(canonical(state).placements)
+    # Without the layout's look-again places, several stay unread.
+    monkeypatch.setattr(recognise_module, "_look_again_sites", lambda *args: [])
+    without = recognise_module.recognise(scene.jpeg, "phylo", players=state.players)
+    assert len(truth - set(without.state.placements)) >= 3
+
+
+def test_an_undecoded_quad_grown_to_the_quiet_zone_is_tried_at_the_smaller_printed_size() -> None:
+    from vision.detect import Candidate, MarkerKind
+    from vision.recognise import RecogniseConfig, _soft_sites
+
+    plane = Plane(np.eye(3), 0.0, (), ())
+    # A 21 mm tag's quad outlined 30 mm out in a blurred view; PHYLO prints tags of 21, 26 and 30 mm.
+    quad = Candidate(MarkerKind.TAG, np.array([[100.0, 100.0], [130.0, 100.0], [130.0, 130.0], [100.0, 130.0]]))
+    pools = {21.0: (1, 2), 26.0: (3,), 30.0: (4,)}
+    sites = _soft_sites([quad], plane, [], None, pools, RecogniseConfig())  # type: ignore[arg-type]
+    assert sorted(s.tag_mm for s in sites) == [21.0, 26.0, 30.0]
+    assert all(s.centre_mm == (115.0, 115.0) and s.angle_deg == 0.0 for s in sites)
+    # A quad far smaller than every printed tag, or far larger, is no tag of this game.
+    tiny = Candidate(MarkerKind.TAG, quad.corners * 0.4)
+    huge = Candidate(MarkerKind.TAG, quad.corners * 3.0)
+    assert _soft_sites([tiny, huge], plane, [], None, pools, RecogniseConfig()) == []  # type: ignore[arg-type]
