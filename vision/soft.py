@@ -65,6 +65,18 @@ class Site:
     """How far from ``centre_mm`` the tag's centre may be (0: 0.4 tag sides)."""
     angle_deg: float | None = None
     """The square's turn when an undecoded quad gave it: no search, only a quick check."""
+    turn_hint_deg: float | None = None
+    """About how the square is turned (a face square to a known grid): the search tries only
+    turns within ``HINT_SPREAD`` of it, a third of the work."""
+
+
+#: How far a face square to a grid may be turned off it (degrees), as players lay them.
+HINT_SPREAD = 15.0
+
+
+def _near_turn(deg: float, hint: float | None) -> bool:
+    """Whether a square turned ``deg`` is within HINT_SPREAD of the hint (squares repeat every 90)."""
+    return hint is None or abs((deg - hint + 45.0) % 90.0 - 45.0) <= HINT_SPREAD
 
 
 @cache
@@ -212,23 +224,25 @@ def _find(
     near = np.zeros((0, 2))
     if known_mm is not None and len(known_mm):
         near = known_mm[(np.abs(known_mm[:, 0] - cx) < half + site.tag_mm) & (np.abs(known_mm[:, 1] - cy) < half + site.tag_mm)]
-    best = (-1.0, 0.0, 0.0, 0.0)
-    for deg, (tpl, mask) in zip(_FIND_ANGLES, _finder_templates(site.tag_mm)):
-        if tpl.shape[0] > n:
-            break
-        r = cv2.matchTemplate(patch, tpl, cv2.TM_CCOEFF_NORMED)
-        r = np.nan_to_num(r, nan=-1.0, posinf=-1.0, neginf=-1.0)
-        t = tpl.shape[0] / 2
-        for kx, ky in near:  # response pixel (i, j) is a square centred at (j + t, i + t) patch pixels
-            col = (kx - (cx - half)) * _FIND_PPM - t
-            row = (ky - (cy - half)) * _FIND_PPM - t
-            rad = 0.5 * site.tag_mm * _FIND_PPM
-            cv2.circle(r, (int(round(col)), int(round(row))), int(round(rad)), -1.0, -1)
-        _, v, _, loc = cv2.minMaxLoc(r)
-        if v > best[0]:
-            best = (float(v), cx - half + (loc[0] + t) / _FIND_PPM, cy - half + (loc[1] + t) / _FIND_PPM, float(deg))
-    v, x, y, deg = best
-    return x, y, deg, v
+    turns = [(deg, tpl) for deg, (tpl, _) in zip(_FIND_ANGLES, _finder_templates(site.tag_mm))
+             if tpl.shape[0] <= n and _near_turn(deg, site.turn_hint_deg)]
+    if not turns:
+        return cx, cy, 0.0, -1.0
+    # Every turn's response, then the best turn per position: the known markers are masked
+    # and the peak found once.
+    stack = np.stack([cv2.matchTemplate(patch, tpl, cv2.TM_CCOEFF_NORMED) for _, tpl in turns])
+    stack = np.nan_to_num(stack, nan=-1.0, posinf=-1.0, neginf=-1.0)
+    which = np.argmax(stack, axis=0)
+    r = np.take_along_axis(stack, which[None], axis=0)[0]
+    t = turns[0][1].shape[0] / 2
+    for kx, ky in near:  # response pixel (i, j) is a square centred at (j + t, i + t) patch pixels
+        col = (kx - (cx - half)) * _FIND_PPM - t
+        row = (ky - (cy - half)) * _FIND_PPM - t
+        rad = 0.5 * site.tag_mm * _FIND_PPM
+        cv2.circle(r, (int(round(col)), int(round(row))), int(round(rad)), -1.0, -1)
+    _, v, _, loc = cv2.minMaxLoc(r)
+    deg = turns[int(which[loc[1], loc[0]])][0]
+    return cx - half + (loc[0] + t) / _FIND_PPM, cy - half + (loc[1] + t) / _FIND_PPM, float(deg), float(v)
 
 
 def _square_mm(x: float, y: float, deg: float, side: float) -> np.ndarray:
@@ -383,6 +397,17 @@ def _read(
     return Detection(MarkerKind.TAG, corners, tag_id=int(owners[best]), quality=quality)
 
 
+def _distinct(hits: list) -> list:  # noqa: ANN001 - (score, Site, found) triples, best first
+    """One square per place: sites that found the same square (an undecoded quad tried at
+    each printed size it may be, overlapping searches) are fitted once, at the best match."""
+    kept: list = []
+    for hit in hits:
+        _, site, (x, y, _, _) = hit
+        if all(np.hypot(x - kx, y - ky) >= 0.4 * min(site.tag_mm, other.tag_mm) for _, other, (kx, ky, _, _) in kept):
+            kept.append(hit)
+    return kept
+
+
 def read_sites(
     gray: np.ndarray,
     plane: Plane,
@@ -413,7 +438,7 @@ def read_sites(
             hits.append((f[3], site, f))
     hits.sort(key=lambda h: -h[0])
     found: dict[int, list[Detection]] = {}
-    for _, site, f in hits[: config.max_reads]:
+    for _, site, f in _distinct(hits)[: config.max_reads]:
         try:
             det = _read(gray, to_image, site, f, pool_near(pools, site.tag_mm), allowed, config)
         except cv2.error:
