@@ -161,6 +161,9 @@ class LookAgain:
     """Size of the faces that may lie there (their printed tags are looked for)."""
     reach_mm: float = 0.0
     """How far from ``centre_mm`` the face's centre may lie (a token anywhere on a board)."""
+    angle_deg: float | None = None
+    """The face's turn when the layout knows it up to quarter turns (a card in a grid lies
+    square to it): only squares about that turn are searched. None: any turn."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -394,7 +394,7 @@ def _look_again(
         origin, angle, pitch = frames[u.area]
         c = origin + rotate(np.array([u.cell[0] * pitch, u.cell[1] * pitch], float), angle)
         for size in sorted(sizes.get(u.area, ())):
-            out.append(LookAgain((float(c[0]), float(c[1])), size))
+            out.append(LookAgain((float(c[0]), float(c[1])), size, angle_deg=angle))
     return tuple(out)
 
 

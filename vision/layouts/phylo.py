@@ -175,7 +175,7 @@ def read(view: TableView) -> LayoutResult:
     confidence = float(np.mean(fits)) if fits else 1.0
     card = _catalog().edition.card_size_mm
     cells = [u.cell for u in unknown] + list(covered.faint)
-    again = tuple(LookAgain(_cell_centre(origin, angle, pitch, cell), card) for cell in cells)  # type: ignore[arg-type]
+    again = tuple(LookAgain(_cell_centre(origin, angle, pitch, cell), card, angle_deg=angle) for cell in cells)  # type: ignore[arg-type]
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
 
 
