@@ -549,23 +549,33 @@ def _covered_points(points: np.ndarray, located: Sequence[Located], holder: Loca
     return covered
 
 
-def _explained_points(points: np.ndarray, sizes: np.ndarray, located: Sequence[Located], catalog: Catalog) -> np.ndarray:
-    """Which table points (of squares whose nearest printed tag side is ``sizes``) a located
-    face accounts for: its own markers (an undecoded QR code is a dark square of a tag's size
-    too) and, on a card or tile, any square not smaller than its own tag (printed art: a
-    component lying on a card, such as a token, carries a smaller tag)."""
-    out = np.zeros(len(points), bool)
-    for loc in located:
-        face = apply_homography(np.linalg.inv(loc.face_to_table), points)
-        w, h = loc.component.size_mm
-        own = catalog.by_tag.get(loc.component.tag)
-        if not loc.component.spaces and own is not None:
-            inside = (face[:, 0] >= 0) & (face[:, 0] <= w) & (face[:, 1] >= 0) & (face[:, 1] <= h)
-            out |= inside & (sizes >= own.size_mm)
-        for mark in _own_marks(catalog, loc.component):
-            out |= (face[:, 0] >= mark.x_mm - 3) & (face[:, 0] <= mark.x_mm + mark.size_mm + 3) & (
-                face[:, 1] >= mark.y_mm - 3) & (face[:, 1] <= mark.y_mm + mark.size_mm + 3)
-    return out
+def _explanation(points: np.ndarray, located: Sequence[Located], catalog: Catalog) -> tuple[np.ndarray, np.ndarray]:
+    """Per table point: the smallest own-tag side of the cards and tiles it lies on (inf on
+    none; squares at least that large there are printed art) and whether it lies on a located
+    face's own marker. All faces at once: this runs on every frame with undecoded quads."""
+    n = len(points)
+    if not located or not n:
+        return np.full(n, np.inf), np.zeros(n, bool)
+    inv = np.linalg.inv(np.stack([loc.face_to_table for loc in located]))  # (m, 3, 3)
+    q = np.einsum("mij,nj->mni", inv, np.c_[points, np.ones(n)])
+    face = q[..., :2] / q[..., 2:3]  # (m, n, 2) face millimetres
+    size = np.array([loc.component.size_mm for loc in located], float)
+    inside = (face >= 0).all(axis=2) & (face <= size[:, None, :]).all(axis=2)
+    own = np.array([
+        catalog.by_tag[loc.component.tag].size_mm
+        if not loc.component.spaces and loc.component.tag in catalog.by_tag else np.inf
+        for loc in located
+    ])
+    smallest_art = np.where(inside, own[:, None], np.inf).min(axis=0)
+    boxes = [(i, m.x_mm - 3, m.y_mm - 3, m.x_mm + m.size_mm + 3, m.y_mm + m.size_mm + 3)
+             for i, loc in enumerate(located) for m in _own_marks(catalog, loc.component)]
+    marked = np.zeros(n, bool)
+    if boxes:
+        b = np.array(boxes)
+        f = face[b[:, 0].astype(int)]  # (k, n, 2)
+        marked = ((f[..., 0] >= b[:, 1:2]) & (f[..., 1] >= b[:, 2:3])
+                  & (f[..., 0] <= b[:, 3:4]) & (f[..., 1] <= b[:, 4:5])).any(axis=0)
+    return smallest_art, marked
 
 
 def _soft_sites(
@@ -587,12 +597,13 @@ def _soft_sites(
     pts = plane.to_table(np.stack([c.corners for c in tags]).reshape(-1, 2)).reshape(-1, 4, 2)
     sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2).mean(axis=1)
     lo, hi = cfg.soft_quad_growth
-    for size in sizes:
-        fits = (sides >= lo * size) & (sides <= hi * size)
-        if not fits.any():
-            continue
-        centres = pts.mean(axis=1)
-        explained = _explained_points(centres, np.full(len(pts), size), located, catalog)
+    centres = pts.mean(axis=1)
+    fitting = [(size, (sides >= lo * size) & (sides <= hi * size)) for size in sizes]
+    if not any(fits.any() for _, fits in fitting):
+        return sites
+    smallest_art, marked = _explanation(centres, located, catalog)
+    for size, fits in fitting:
+        explained = marked | (size >= smallest_art)
         for quad, c in zip(pts[fits & ~explained], centres[fits & ~explained]):
             edge = quad[1] - quad[0]
             turn = float(np.degrees(np.arctan2(edge[1], edge[0]))) % 90.0
