@@ -58,9 +58,10 @@ class RecogniseConfig:
     """An undecoded quad counts as an unreadable tag when its side is within this fraction of a printed tag."""
     soft: SoftConfig | None = SoftConfig()
     """Read blurred tags whole at undecoded quads and at free spaces of located boards; None skips it."""
-    soft_quad_growth: tuple[float, float] = (0.7, 1.5)
+    soft_quad_growth: tuple[float, float] = (0.7, 1.8)
     """An undecoded quad may be a tag of printed side s when its own side is within these
-    multiples of s (blur makes quads larger: the quiet zone alone is 1.25 s)."""
+    multiples of s (blur makes quads larger: the quiet zone alone is 1.25 s, and a tag blurred
+    into its surroundings leaves a ragged quad up to 1.8 s)."""
     soft_space_ratio: float = 1.25
     """A component may lie on a space when its face is at most this times the space's size."""
 
@@ -604,10 +605,15 @@ def _soft_sites(
     smallest_art, marked = _explanation(centres, located, catalog)
     for size, fits in fitting:
         explained = marked | (size >= smallest_art)
-        for quad, c in zip(pts[fits & ~explained], centres[fits & ~explained]):
+        keep = fits & ~explained
+        for quad, c, side in zip(pts[keep], centres[keep], sides[keep]):
             edge = quad[1] - quad[0]
             turn = float(np.degrees(np.arctan2(edge[1], edge[0]))) % 90.0
-            sites.append(Site((float(c[0]), float(c[1])), float(size), 0.25 * float(size), turn))
+            at = (float(c[0]), float(c[1]))
+            if side <= 1.3 * size:  # the quad is the tag or its quiet zone: check it where it is
+                sites.append(Site(at, float(size), 0.25 * float(size), turn))
+            else:  # a blurred blob around the tag: search inside it
+                sites.append(Site(at, float(size), 0.5 * float(side - size) + 0.25 * float(size), turn_hint_deg=turn))
     return sites
 
 

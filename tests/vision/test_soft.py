@@ -202,8 +202,14 @@ def test_an_undecoded_quad_grown_to_the_quiet_zone_is_tried_at_the_smaller_print
     pools = {21.0: (1, 2), 26.0: (3,), 30.0: (4,)}
     sites = _soft_sites([quad], plane, [], None, pools, RecogniseConfig())  # type: ignore[arg-type]
     assert sorted(s.tag_mm for s in sites) == [21.0, 26.0, 30.0]
-    assert all(s.centre_mm == (115.0, 115.0) and s.angle_deg == 0.0 for s in sites)
+    assert all(s.centre_mm == (115.0, 115.0) for s in sites)
+    by_size = {s.tag_mm: s for s in sites}
+    # As a 26 or 30 mm tag the quad is the tag or its quiet zone: checked where it lies...
+    assert by_size[26.0].angle_deg == 0.0 and by_size[30.0].angle_deg == 0.0
+    # ...as a 21 mm tag it is a blurred blob around it: searched inside, square to the quad.
+    assert by_size[21.0].angle_deg is None and by_size[21.0].turn_hint_deg == 0.0
+    assert by_size[21.0].reach_mm >= (30.0 - 21.0) / 2
     # A quad far smaller than every printed tag, or far larger, is no tag of this game.
     tiny = Candidate(MarkerKind.TAG, quad.corners * 0.4)
-    huge = Candidate(MarkerKind.TAG, quad.corners * 3.0)
+    huge = Candidate(MarkerKind.TAG, quad.corners * 2.0)
     assert _soft_sites([tiny, huge], plane, [], None, pools, RecogniseConfig()) == []  # type: ignore[arg-type]
