@@ -24,14 +24,21 @@ Rulings of this layout:
   recognition's face-down cards, no problem. Anywhere else it is reported, not placed.
 - Solo: the Black Hole card is area ``blackhole``; tokens on it lie ``on`` it; cards near it
   are the biomes it established, and tokens on such a card lie ``on`` that card.
+- Seen but not read (looked at again, read whole, by the scanner): a place on the Black Hole or
+  a card it established that looks as busy as a printed tag, off every read token, holds an
+  unread token: an unknown place of the Black Hole, reported ``layout/unread_token``. A busy
+  place in front of a planet, off every read face, may be an unread biome card or a sheet of
+  notes: reported ``layout/unread_card``, never counted as an unknown biome.
 - Without a player list the player at board ``n`` is ``planet<n>``, seats in board order;
   with one, the k-th seat takes the k-th board in board order.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import cache
 
 import numpy as np
 
@@ -39,7 +46,7 @@ from scoring import find_game
 from scoring.model import BoardState, Component, Placement, Player
 
 from ..identify import FaceDown
-from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView
+from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView
 from .anchored import (
     SPACE_TRUST,
     along,
@@ -52,8 +59,10 @@ from .anchored import (
     seen_players,
     space_centre,
     space_hit,
+    table_points,
+    table_to_face,
 )
-from .spaces import Spot, busy_spots, image_point, marker_texture, plain_spot
+from .spaces import MARKER_RATIO, PLAIN_RATIO, PROBE_HALF_MM, Spot, busy_spots, free_points, image_point, marker_texture, plain_spot, square
 
 GAME_ID = "biomos"
 PLANET = "planet:"
@@ -71,6 +80,19 @@ BOARD_GAP_MM = 120.0
 #: without hiding the card's own tag (top left) and QR code (bottom right).
 _BLACKHOLE_SPOTS = ((42.0, 17.0), (72.0, 17.0), (42.0, 47.0), (72.0, 47.0), (42.0, 75.0), (102.0, 17.0))
 _CARD_SPOTS = ((46.0, 17.0), (28.0, 48.0), (74.5, 17.0))
+#: Reading: places where a token may lie on the Black Hole and its cards are probed on a grid
+#: this fine (face mm): some point of it lies within a token's tag wherever the token lies.
+TOKEN_PITCH_MM = 12.0
+#: ...off every read token by this much (face mm: the probe's half side and some blur).
+TOKEN_CLEAR_MM = 8.0
+#: ...and at least this many times busier than most of the card's free face (its print).
+PRINT_RATIO = 2.0
+#: Reading: in front of a planet, places where an unread biome card may lie are probed this far
+#: apart (table mm) with squares of this half side: inside a card's tag or QR code wherever it lies.
+CARD_PITCH_MM = 26.0
+CARD_PROBE_MM = 11.0
+#: Busy places closer than this (a fraction of the face's short side) are one face.
+ONE_FACE = 0.85
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -336,8 +358,162 @@ def read(view: TableView) -> LayoutResult:
         area, cell = spot.key  # type: ignore[misc]
         unknown.append(Placement("?", area, cell))  # type: ignore[arg-type]
         problems.append(Problem("layout/unread_token", f"something lies on {cell} of {spot.holder.component.id} that could not be read; that space is not scored", (), (image_point(spot),)))
+    # Faces seen but not read: tokens on the Black Hole and its cards, biome cards in front of a
+    # planet, undecoded markers off the planets, an unread Black Hole under loose tokens. Each is
+    # looked at again (read whole); what stays unread is reported where it lies.
+    again: list[LookAgain] = []
+    token_mm, card_mm = _face_size("token"), _face_size("card")
+    # With no Black Hole read, a card beside no planet may be one it established.
+    placed_ids = {id(p.located) for p in placed}
+    loose_cards = [c for c in view.of_kind("card") if hole is None and id(c) not in placed_ids]
+    for spot in _unread_tokens(view, ([hole] if hole is not None else []) + claimed_by_hole + loose_cards, reference):
+        again.append(LookAgain(_spot_xy(spot), token_mm, TOKEN_PITCH_MM / 2))
+        if spot.holder in loose_cards:
+            message = f"something lies on {spot.holder.component.id} that could not be read"
+        else:
+            unknown.append(Placement("?", BLACKHOLE))  # type: ignore[arg-type]
+            message = f"something lies on {spot.holder.component.id} that could not be read; the Black Hole's score lacks it"
+        problems.append(Problem("layout/unread_token", message, (), (image_point(spot),)))
+    # In front of a planet a busy place may as well be a sheet of notes: it is shown to the
+    # players, not counted as an unknown biome.
+    for spot in _unread_cards(view, owned, reference):
+        again.append(LookAgain(_spot_xy(spot), card_mm))
+        board = spot.holder
+        problems.append(Problem("layout/unread_card", f"something lies in front of {board.component.id} that could not be read; if it is a biome card, that player's score lacks it", (), (image_point(spot),)))
+    for u in view.unreadable:
+        if u.centre_mm is not None and holder(owned, u.centre_mm) is None:
+            again += [LookAgain(u.centre_mm, token_mm, 4.0), LookAgain(u.centre_mm, card_mm)]
+    if hole is None and owned:
+        again += _hole_sites(view, owned, players)
+    again = _distinct(again)
     confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
-    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=tuple(again))
+
+
+@cache
+def _face_size(kind: str) -> tuple[float, float]:
+    """The printed size of a kind of face (every token, every biome card is one size)."""
+    index = find_game(GAME_ID).component_index  # type: ignore[attr-defined]
+    return next(c.size_mm for c in index.values() if c.kind == kind)
+
+
+def _spot_xy(spot: Spot) -> tuple[float, float]:
+    return table_points(spot.holder, ((spot.x_mm, spot.y_mm),))[0]
+
+
+def _apart(ranked: list[tuple[tuple[float, float], object]], reach: float) -> list[object]:
+    """The items of busiest-first (place, item) pairs that lie at least ``reach`` from every busier one kept."""
+    kept: list[tuple[float, float]] = []
+    out = []
+    for xy, item in ranked:
+        if all(math.hypot(xy[0] - k[0], xy[1] - k[1]) >= reach for k in kept):
+            kept.append(xy)
+            out.append(item)
+    return out
+
+
+def _unread_tokens(view: TableView, holders: list[Located], reference: float) -> list[Spot]:
+    """Places on cards (the Black Hole, the cards it established, cards that may be) that look as busy as a printed
+    tag, clearly busier than the cards' own print, and lie off every read token: a token lies
+    there that was not read (one place per token). The print is measured on these cards' free
+    faces in this photo (most of it holds nothing), as their titles and text are busier than the
+    plain fill of a board."""
+    texture = view.texture
+    if not holders or texture is None or reference <= 0:
+        return []
+    side = min(_face_size("token"))
+    tokens = view.of_kind("token")
+    levels: dict[int, list[tuple[Spot, float]]] = {}
+    for h in holders:
+        points = free_points(view.game, h.component, TOKEN_PITCH_MM)
+        clear = ~_on_faces(tokens, table_points(h, points), TOKEN_CLEAR_MM)
+        levels[id(h)] = [(Spot(h, x, y, h.component.id), texture(square(h, x, y, PROBE_HALF_MM)))
+                         for (x, y), ok in zip(points, clear) if ok]
+
+    def low(values: list[float]) -> float:
+        ordered = sorted(v for v in values if v > 0)
+        return ordered[len(ordered) // 4] if len(ordered) >= 4 else 0.0
+
+    # The print of all the cards together: one card may be crowded with tokens (read or not).
+    floor = low([v for spots in levels.values() for _, v in spots])
+    if floor <= 0:
+        return []
+    bar = max(MARKER_RATIO * reference, PRINT_RATIO * floor)
+    found = [(v, s) for spots in levels.values() for s, v in spots if v >= bar]
+    found.sort(key=lambda f: -f[0])
+    return _apart([(_spot_xy(s), s) for _, s in found], ONE_FACE * side)  # type: ignore[return-value]
+
+
+def _unread_cards(view: TableView, owned: list[Located], reference: float) -> list[Spot]:
+    """Places in front of a planet, off every read face, that look as busy as a printed marker and
+    clearly busier than the bare table there: a biome card lies there that was not read (one
+    place per card; the board is the place's holder, the place lies off its face)."""
+    texture = view.texture
+    if texture is None or reference <= 0 or not owned:
+        return []
+    w_card, h_card = _face_size("card")
+    half = CARD_PROBE_MM
+    found: list[tuple[float, Spot]] = []
+    for board in owned:
+        w, h = board.component.size_mm
+        points = [(float(x), float(y)) for y in np.arange(h + half + 2, h + CLAIM_MM + h_card / 2, CARD_PITCH_MM)
+                  for x in np.arange(half + 2, w - half - 2 + 1e-6, CARD_PITCH_MM)]
+        xys = table_points(board, points)
+        free = ~_on_faces(view.located, xys, half)
+        levels = [
+            (Spot(board, x, y, None, half), texture(square(board, x, y, half)))
+            for (x, y), xy, ok in zip(points, xys, free)
+            if ok and not _near_face_down(view, xy, w_card / 2)
+        ]
+        values = sorted(v for _, v in levels if v > 0)
+        if len(values) < 8:
+            continue
+        bar = max(PLAIN_RATIO * values[len(values) // 4], MARKER_RATIO * reference)
+        found += [(v, s) for s, v in levels if v >= bar]
+    found.sort(key=lambda f: -f[0])
+    return _apart([(_spot_xy(s), s) for _, s in found], ONE_FACE * h_card)  # type: ignore[return-value]
+
+
+def _distinct(places: list[LookAgain]) -> list[LookAgain]:
+    """One look per face: a place for the same size of face as an earlier one and nearer it
+    than half that face's short side would find the same square again."""
+    out: list[LookAgain] = []
+    for p in places:
+        reach = 0.5 * min(p.face_mm)
+        if all(q.face_mm != p.face_mm or math.dist(q.centre_mm, p.centre_mm) >= reach for q in out):
+            out.append(p)
+    return out
+
+
+def _on_faces(faces: tuple[Located, ...], points: list[tuple[float, float]], margin: float) -> np.ndarray:
+    """Per table point: whether it lies on one of these faces or within ``margin`` of one (all at once)."""
+    if not faces or not points:
+        return np.zeros(len(points), bool)
+    inv = np.stack([table_to_face(f) for f in faces])  # (m, 3, 3)
+    size = np.array([f.component.size_mm for f in faces])  # (m, 2)
+    hom = np.column_stack([np.asarray(points, float), np.ones(len(points))])  # (n, 3)
+    face = np.einsum("mij,nj->nmi", inv, hom)
+    face = face[..., :2] / face[..., 2:3]
+    return ((face >= -margin) & (face <= size[None] + margin)).all(axis=2).any(axis=1)
+
+
+def _near_face_down(view: TableView, xy: tuple[float, float], reach: float) -> bool:
+    return any(fd.centre_mm is not None and math.hypot(xy[0] - fd.centre_mm[0], xy[1] - fd.centre_mm[1]) < reach for fd in view.face_down)
+
+
+def _hole_sites(view: TableView, owned: list[Located], players: tuple[Player, ...]) -> list[LookAgain]:
+    """Solo, no Black Hole read: tokens lying on no read face, off every planet and not in the
+    middle of the table lie on it; its tag is looked for around them."""
+    if len(players) != 1:
+        return []
+    w, h = _face_size("blackhole")
+    loose = [
+        t.centre_mm for t in view.of_kind("token")
+        if nearest(owned, t.centre_mm)[1] > OFF_BOARD_MM and not _in_the_middle(owned, t.centre_mm)
+        and holder([c for c in view.located if c is not t], t.centre_mm) is None
+    ]
+    # One look: two sites finding the same tag at slightly different poses would trust neither.
+    return [LookAgain(loose[0], (w, h), 0.4 * min(w, h))] if loose else []
 
 
 def canonical(state: BoardState) -> BoardState:

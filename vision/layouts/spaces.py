@@ -39,6 +39,8 @@ PROBE_HALF_MM = 5.0
 MARKER_SAMPLES = 12
 #: At most this many plain probes per holding face (the median is what counts).
 PLAIN_SAMPLES = 6
+#: A printed marker blurred in a hard view still shows this far (mm) beyond its quiet zone.
+BLUR_MM = 4.0
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -285,6 +287,26 @@ def busy_spots(view: TableView, spots: Sequence[Spot], reference: Reference) -> 
         return []
     ref = reference() if callable(reference) else reference
     return [s for s, look in busier if _verdict(*look, ref) is True]
+
+
+@cache
+def free_points(game: str, component: Component, pitch_mm: float, half_mm: float = PROBE_HALF_MM) -> tuple[tuple[float, float], ...]:
+    """Face points on a grid of about ``pitch_mm`` whose probe square misses the component's own
+    markers, QR code and edge: where something lying loose on the face (a token on a card) shows."""
+    w, h = component.size_mm
+    keep = [(x, y, size / 2 + 1) for x, y, size in _marker_boxes(game, component)]
+    qr = _qr_box(game, component)
+    if qr is not None:
+        keep.append((qr[0], qr[1], qr[2] / 2))
+    edge = half_mm + BLUR_MM  # the face's own edge against the table is busy
+    nx, ny = 1 + max(0, round((w - 2 * edge) / pitch_mm)), 1 + max(0, round((h - 2 * edge) / pitch_mm))
+    out = []
+    for y in np.linspace(edge, h - edge, ny):
+        for x in np.linspace(edge, w - edge, nx):
+            x, y = float(x), float(y)
+            if all(abs(x - kx) > r + half_mm + BLUR_MM or abs(y - ky) > r + half_mm + BLUR_MM for kx, ky, r in keep):
+                out.append((x, y))
+    return tuple(out)
 
 
 def plain_spots(view: TableView, spots: Sequence[Spot], reference: Reference, others: Sequence[Located] = ()) -> list[bool]:
