@@ -51,7 +51,7 @@ class SoftConfig:
     """Unexplained energy of the best other tag over that of the winner."""
     min_find: float = 0.35
     """Finder correlation below which a site holds no tag-like square (saves the fitting)."""
-    max_reads: int = 16
+    max_reads: int = 24
     """At most this many sites are fitted per frame, the most tag-like first (bounds the time)."""
 
 
