@@ -607,14 +607,16 @@ def _soft_sites(
     smallest_art, marked = _explanation(centres, located, catalog)
     for size, fits in fitting:
         explained = marked | (size >= smallest_art)
-        keep = fits & ~explained
-        for quad, c, side in zip(pts[keep], centres[keep], sides[keep]):
+        for i in np.flatnonzero(fits & ~explained):
+            quad, c, side = pts[i], centres[i], sides[i]
             edge = quad[1] - quad[0]
             turn = float(np.degrees(np.arctan2(edge[1], edge[0]))) % 90.0
             at = (float(c[0]), float(c[1]))
             if side <= 1.3 * size:  # the quad is the tag or its quiet zone: check it where it is
                 sites.append(Site(at, float(size), 0.25 * float(size), turn))
-            else:  # a blurred blob around the tag: search inside it
+            elif not np.isfinite(smallest_art[i]):
+                # A blurred blob around a tag, off every read card and tile (on one it is most
+                # likely the face's own print): searched inside.
                 sites.append(Site(at, float(size), 0.5 * float(side - size) + 0.25 * float(size), turn_hint_deg=turn))
     return sites
 
