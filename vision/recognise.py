@@ -37,7 +37,17 @@ from .identify import (
     identify,
     on_table,
 )
-from .layouts import LayoutResult, Located, LookAgain, Placed, Problem, TableView, Unreadable, find_layout
+from .layouts import (
+    LayoutResult,
+    Located,
+    LookAgain,
+    Placed,
+    Problem,
+    TableView,
+    Unreadable,
+    find_layout,
+    outline_probe,
+)
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
 from .plane import Plane, RigidGroup, apply_homography, extended, fit_plane, rigid_fit
 from .rescue import rescue_tags
@@ -821,6 +831,7 @@ def recognise(
             dict(options or {}),
             None if plane is None else _texture_probe(frame.gray, plane, _explained(ident), located),
             face_down=on_table(ident.face_down, plane),
+            outline=None if plane is None else outline_probe(frame.image, plane.homography),
         )
         issues = list(problems)
         try:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+import cv2
 import numpy as np
 
 from scoring.model import BoardState, Component, Placement, Player
@@ -126,6 +127,9 @@ class TableView:
     face_down: tuple[FaceDown, ...] = ()
     """Backs seen (their kind's back tag), with their table centre when the plane is known:
     a layout may report where they lie, never which component they are."""
+    outline: Callable[[np.ndarray], tuple[float, ...]] | None = None
+    """How sharply the photo steps in colour across each side of a table rectangle (see
+    ``outline_probe``): a face lying there has its outline, a sheet of notes beside the grid not."""
 
     def of_kind(self, *kinds: str) -> tuple[Located, ...]:
         return tuple(c for c in self.located if c.component.kind in kinds)
@@ -319,11 +323,153 @@ def cell_polygon(frame: tuple[np.ndarray, float, float], cell: tuple[int, int], 
     return np.array([[(c * dx - s * dy) + x, (s * dx + c * dy) + y] for dx, dy in ((-w, -h), (w, -h), (w, h), (-w, h))])
 
 
+#: Outline probe: how far a face's side may lie from where its grid neighbours put it (their
+#: own placement, the grid's fit, the lens) and how far it may turn (degrees), in mm.
+OUTLINE_SHIFT_MM = 10.0
+OUTLINE_TILTS_DEG = (0.0, 3.0, -3.0, 6.0, -6.0)
+#: A side is measured in this many pieces along it: a face's edge steps in all of them (but
+#: one: a printed code or glare may sit on it), a sheet's edge or line crossing it in a few.
+OUTLINE_PIECES = 8
+OUTLINE_SPARE_PIECES = 1
+#: Colour step (0-255, one channel) every piece of a free side must show for a face to lie there.
+OUTLINE_STEP = 12.0
+_OUTLINE_PX_PER_MM = 2.0
+_OUTLINE_GUARD_MM = (2.0, 6.0)
+"""Either side of an edge the colour is averaged from 2 to 6 mm away (the blurred edge itself left out)."""
+
+
+def outline_probe(image: np.ndarray, homography: np.ndarray) -> Callable[[np.ndarray], tuple[float, ...]]:
+    """A probe of a photo (BGR or grey) on its table plane (``homography``: image px -> table mm).
+    Given a table rectangle (4 corners, clockwise as ``cell_polygon`` gives them) it tells, per
+    side (corner k to k+1), how strongly the colour steps across a line near that side, the same
+    way along all of it: where the grid expects a face, a face lying there shows its outline,
+    while a sheet of notes, a phone or a code beside the grid has its edges elsewhere and at
+    another angle. NaN where the photo does not show the side."""
+    to_image = np.linalg.inv(homography)
+    height, width = image.shape[:2]
+    res = _OUTLINE_PX_PER_MM
+    g0, g1 = _OUTLINE_GUARD_MM
+    shifts = np.arange(-OUTLINE_SHIFT_MM, OUTLINE_SHIFT_MM + 0.5, 1.0)
+    slopes = np.tan(np.radians(OUTLINE_TILTS_DEG))
+
+    def side_step(a: np.ndarray, b: np.ndarray, outward: np.ndarray) -> float:
+        length = float(np.hypot(*(b - a)))
+        along = (b - a) / length
+        t0, span = 0.1 * length, 0.8 * length  # corners left out: a neighbour's corner may touch them
+        margin = OUTLINE_SHIFT_MM + g1 + float(np.abs(slopes).max()) * span / 2 + 1.0
+        n_along, n_across = max(OUTLINE_PIECES, int(span * res)), int(2 * margin * res)
+        # Band pixel (i along, j across) -> table mm -> image px.
+        band_to_table = np.array([
+            [along[0] / res, outward[0] / res, a[0] + along[0] * t0 - outward[0] * margin],
+            [along[1] / res, outward[1] / res, a[1] + along[1] * t0 - outward[1] * margin],
+            [0.0, 0.0, 1.0],
+        ])
+        m = to_image @ band_to_table
+        cuts = np.linspace(0, n_along, OUTLINE_PIECES + 1)
+        corners = np.array([[[c, 0.0], [c, n_across]] for c in cuts]).reshape(-1, 2)
+        img = apply_homography(m, corners).reshape(-1, 2, 2)
+        seen = ((img[..., 0] >= 0) & (img[..., 0] < width) & (img[..., 1] >= 0) & (img[..., 1] < height)).all(axis=1)
+        pieces = np.flatnonzero(seen[:-1] & seen[1:])
+        if len(pieces) < 4:
+            return float("nan")
+        band = cv2.warpPerspective(image, m, (n_along, n_across), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        band = band.astype(np.float32).reshape(n_across, n_along, -1)
+        edges = cuts.astype(int)
+        profile = np.stack([band[:, edges[k]:edges[k + 1]].mean(axis=1) for k in pieces])  # (pieces, across, channels)
+        sums = np.concatenate([np.zeros_like(profile[:, :1]), np.cumsum(profile, axis=1)], axis=1)
+        centres = ((pieces + 0.5) / OUTLINE_PIECES - 0.5) * span
+        edge = shifts[None, :, None] + slopes[:, None, None] * centres[None, None, :]  # (tilts, shifts, pieces) mm
+        rows = np.arange(len(pieces))
+
+        def mean(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+            i0 = np.clip(np.round((lo + margin) * res).astype(int), 0, n_across)
+            i1 = np.clip(np.round((hi + margin) * res).astype(int), 0, n_across)
+            return (sums[rows, i1] - sums[rows, i0]) / np.maximum(i1 - i0, 1)[..., None]
+
+        step = mean(edge - g1, edge - g0) - mean(edge + g0, edge + g1)  # inside minus outside
+        ordered = np.sort(step, axis=2)  # along the pieces
+        spare = min(OUTLINE_SPARE_PIECES, len(pieces) - 3)
+        return float(max(ordered[:, :, spare].max(), -ordered[:, :, -1 - spare].min(), 0.0))
+
+    def outline(corners_mm: np.ndarray) -> tuple[float, ...]:
+        q = np.asarray(corners_mm, float)[:4]
+        centre = q.mean(axis=0)
+        out = []
+        for k in range(4):
+            a, b = q[k], q[(k + 1) % 4]
+            mid = (a + b) / 2 - centre
+            normal = np.array([-(b - a)[1], (b - a)[0]])
+            normal /= np.hypot(*normal)
+            out.append(side_step(a, b, normal if normal @ mid > 0 else -normal))
+        return tuple(out)
+
+    return outline
+
+
+def _sides(cell: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    """The cells beyond a cell's top, right, bottom and left sides (``cell_polygon``'s corner order)."""
+    x, y = cell
+    return ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y))
+
+
+def _expected_faces(
+    frame: tuple[np.ndarray, float, float], cell: tuple[int, int], occupied: Mapping[tuple[int, int], Located | None],
+    face_mm: tuple[float, float],
+) -> list[np.ndarray]:
+    """Table corners where a face in a cell would lie: centred one pitch from its read neighbours
+    (not from the grid's origin: the error grows along a grid), as large as they are."""
+    origin, angle, pitch = frame
+    a = math.radians(angle)
+    c, s = math.cos(a), math.sin(a)
+    x, y = cell
+    near = [n for n in _sides(cell) if occupied.get(n) is not None]
+    near = near or [n for n, loc in occupied.items() if loc is not None and max(abs(n[0] - x), abs(n[1] - y)) == 1]
+    centres, shapes = [], set()
+    for n in near:
+        loc = occupied[n]
+        vx, vy = (x - n[0]) * pitch, (y - n[1]) * pitch
+        cx, cy = loc.centre_mm  # type: ignore[union-attr]
+        centres.append((cx + c * vx - s * vy, cy + s * vx + c * vy))
+        w, h = loc.component.size_mm  # type: ignore[union-attr]
+        turns, _ = loc.turns_from(angle)  # type: ignore[union-attr]
+        shapes.add((w, h) if turns % 2 == 0 else (h, w))
+    centre = np.mean(centres, axis=0) if centres else cell_polygon(frame, cell, (0.0, 0.0)).mean(axis=0)
+    return [cell_polygon((centre, angle, 1.0), (0, 0), (w / 2, h / 2)) for w, h in sorted(shapes or {face_mm})]
+
+
+def face_outlined(
+    view: TableView,
+    frame: tuple[np.ndarray, float, float],
+    occupied: Mapping[tuple[int, int], Located | None],
+    cell: tuple[int, int],
+    face_mm: tuple[float, float],
+) -> bool:
+    """Whether a face could lie in an empty grid cell by its outline: every side that borders no
+    occupied cell (so lies against the table) shows a face's edge. Sides against a neighbour say
+    nothing (its own edge is a few mm away). True without an outline probe, or for a cell
+    enclosed by faces (on three sides when the photo does not show the fourth); false when
+    the photo shows none of its free sides."""
+    if view.outline is None:
+        return True
+    free = [k for k, n in enumerate(_sides(cell)) if n not in occupied]
+    if not free:
+        return True
+    for corners in _expected_faces(frame, cell, occupied, face_mm):
+        steps = view.outline(corners)
+        seen = [steps[k] for k in free if not math.isnan(steps[k])]
+        if seen and min(seen) > OUTLINE_STEP:
+            return True
+        if not seen and len(free) == 1:
+            return True  # faces on three sides, the fourth out of the photo
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class CoveredCells:
-    """Empty grid cells that look printed: ``busy`` ones as busy as the read faces (reported as
-    unknown), ``faint`` ones only clearly busier than the bare table (looked at again, but
-    not reported: a sheet of notes or a shadow is as likely as a face blurred past reading)."""
+    """Empty grid cells that look printed: ``busy`` ones as busy as the read faces and showing a
+    face's outline (reported as unknown), ``faint`` ones only clearly busier than the bare
+    table, or busy without an outline (looked at again, but not reported: a sheet of notes or
+    a shadow is as likely as a face blurred past reading)."""
 
     busy: tuple[tuple[int, int], ...] = ()
     faint: tuple[tuple[int, int], ...] = ()
@@ -338,7 +484,8 @@ def covered_cells(
     skip: Callable[[tuple[int, int]], bool] = lambda cell: False,
 ) -> CoveredCells:
     """Empty cells next to occupied ones that look printed: something lies there that could
-    not be read (a face too blurred, a marker under glare)."""
+    not be read (a face too blurred, a marker under glare); reported when, with an outline
+    probe, a face's outline lies there too."""
     if view.texture is None or not occupied:
         return CoveredCells()
     half = (face_mm[0] * 0.3, face_mm[1] * 0.3)
@@ -391,4 +538,10 @@ def covered_cells(
                     grew = True
         if not grew:
             break
-    return CoveredCells(tuple(c for c, b in found.items() if b), tuple(c for c, b in found.items() if not b))
+    # A busy cell is reported only where a face's outline lies: a sheet of notes or a phone
+    # beside the grid is as busy as a face, but its edges lie elsewhere and at another angle.
+    # Without the outline it is only looked at again (as a face blurred past reading whose
+    # neighbours are unread too may be: their edges meet its own). Found cells do not shield a
+    # side: a sheet spanning two cells would vouch for itself.
+    busy = {c for c, b in found.items() if b and face_outlined(view, frame, occupied, c, face_mm)}
+    return CoveredCells(tuple(c for c in found if c in busy), tuple(c for c in found if c not in busy))

@@ -42,6 +42,7 @@ from . import (
     cell_polygon,
     connected_groups,
     covered_cells,
+    face_outlined,
     grid_cell,
     rotate,
     space_at,
@@ -337,29 +338,34 @@ def read(view: TableView) -> LayoutResult:
             if c.component.kind in ("goal", "marker"):
                 problems.append(Problem("layout/no_track", f"{c.component.id} seen but the score track is not in view", (c.component.id,), (c.image_centre,)))
 
-    # Unreadable markers inside a park or the market become unknown cells.
+    # Unreadable markers inside a park or the market become unknown cells where a tile's
+    # outline lies (an undecoded quad may span the table between two parks); elsewhere they
+    # are only looked at again, as faint cells are.
+    faint: list[Placement] = []
     taken = {(p.placement.area, p.placement.cell) for p in placed} | {(u.area, u.cell) for u in unknown}
-    grid_cells: dict[str, set[tuple[int, int]]] = {area: set() for area in frames}
+    grid_cells: dict[str, dict[tuple[int, int], Located]] = {area: {} for area in frames}
     for p in placed:
         if p.placement.area in grid_cells and isinstance(p.placement.cell, tuple):
-            grid_cells[p.placement.area].add(p.placement.cell)
+            grid_cells[p.placement.area][p.placement.cell] = p.located
     for u in view.unreadable:
         if u.centre_mm is None:
             continue
         best_area, best_cell, best_err = None, None, 1.0
         for area, (origin, angle, pitch) in frames.items():
             cell, err = grid_cell(rotate(np.array(u.centre_mm) - origin, -angle), (pitch, pitch))
-            if _next_to(grid_cells[area], cell) and (area, cell) not in taken and err < best_err:
+            if _next_to(set(grid_cells[area]), cell) and (area, cell) not in taken and err < best_err:
                 best_area, best_cell, best_err = area, cell, err
-        if best_area is not None and best_cell is not None:
+        if best_area is None or best_cell is None:
+            continue
+        if face_outlined(view, frames[best_area], grid_cells[best_area], best_cell, (50.0, 50.0)):
             taken.add((best_area, best_cell))
             unknown.append(Placement("?", best_area, best_cell))  # type: ignore[arg-type]
+        else:
+            faint.append(Placement("?", best_area, best_cell))  # type: ignore[arg-type]
     # Cells next to a park or in the market that look printed but were not read (faint ones
     # are only looked at again).
-    faint: list[Placement] = []
     for area, frame in frames.items():
-        occupied = {p.placement.cell: p.located for p in placed
-                    if p.placement.area == area and isinstance(p.placement.cell, tuple)}
+        occupied = grid_cells[area]
         if area == MARKET:
             grid = _catalog().markets.get(len(players))
             def skip(cell: tuple[int, int], grid=grid) -> bool:  # noqa: ANN001
@@ -373,6 +379,7 @@ def read(view: TableView) -> LayoutResult:
                 taken.add((area, cell))
                 unknown.append(Placement("?", area, cell))  # type: ignore[arg-type]
         faint.extend(Placement("?", area, cell) for cell in covered.faint if (area, cell) not in taken)
+    faint = [f for f in dict.fromkeys(faint) if (f.area, f.cell) not in taken]
     confidence = float(np.mean(fits)) if fits else (1.0 if not view.located else 0.5)
     if any(p.code == "park/no_player" for p in problems):
         confidence *= 0.5

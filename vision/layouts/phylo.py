@@ -33,6 +33,7 @@ from . import (
     TableView,
     cell_fit,
     covered_cells,
+    face_outlined,
     grid_cell,
     rotate,
     wrap_degrees,
@@ -159,22 +160,29 @@ def read(view: TableView) -> LayoutResult:
                                     (e.component.id,), (e.image_centre,)))
             continue
         placed.append(Placed(Placement(e.component.id, TABLE, None, turns, True, target.placement.component), e))
+    # An unread marker beside the grid names an unknown cell where a card's outline lies (a
+    # note's black squares are marker-shaped too); elsewhere it is only looked at again.
     unknown: list[Placement] = []
+    unsure: list[tuple[int, int]] = []
+    occupied = {cell: p.located for cell, p in by_cell.items()}
+    card = _catalog().edition.card_size_mm
     for u in view.unreadable:
         if u.centre_mm is None:
             continue
         cell, err = grid_cell(rotate(np.array(u.centre_mm) - origin, -angle), (pitch, pitch))
         near = any(abs(cell[0] - k[0]) + abs(cell[1] - k[1]) <= 1 for k in by_cell)
-        if near and cell not in by_cell and all(p.cell != cell for p in unknown):
+        if not near or cell in by_cell or any(p.cell == cell for p in unknown) or cell in unsure:
+            continue
+        if face_outlined(view, (origin, angle, pitch), occupied, cell, card):
             unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
-    occupied = {cell: p.located for cell, p in by_cell.items()}
+        else:
+            unsure.append(cell)
     covered = covered_cells(view, (origin, angle, pitch), occupied, (63.5, 63.5))
     for cell in covered.busy:
         if all(u.cell != cell for u in unknown):
             unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
     confidence = float(np.mean(fits)) if fits else 1.0
-    card = _catalog().edition.card_size_mm
-    cells = [u.cell for u in unknown] + list(covered.faint)
+    cells = [u.cell for u in unknown] + [c for c in (*unsure, *covered.faint) if all(u.cell != c for u in unknown)]
     again = tuple(LookAgain(_cell_centre(origin, angle, pitch, cell), card, angle_deg=angle) for cell in cells)  # type: ignore[arg-type]
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
 
