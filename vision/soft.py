@@ -51,6 +51,9 @@ class SoftConfig:
     """Unexplained energy of the best other tag over that of the winner."""
     min_find: float = 0.35
     """Finder correlation below which a site holds no tag-like square (saves the fitting)."""
+    min_start: float = 0.5
+    """Border correlation where the finder put the square, below which it is not fitted (every
+    tag read in the hard bench scenes started at 0.56 or more; clutter often below 0.5)."""
     max_reads: int = 24
     """At most this many sites are fitted per frame, the most tag-like first (bounds the time)."""
 
@@ -369,6 +372,10 @@ def _read(
     if not pool:
         return None
     x, y, deg, _ = found
+    if site.angle_deg is None:  # a square the finder found: worth fitting only if its ring looks like a border
+        _, ring = _best_kernel(_ring_values(gray, to_image, np.array([[x, y, deg, site.tag_mm]])))
+        if ring < config.min_start:
+            return None
     pose, kernel, border = _fit(gray, to_image, [x, y, deg, site.tag_mm], config.min_border - 0.1)
     if border < config.min_border:
         return None
