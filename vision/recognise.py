@@ -388,6 +388,7 @@ def _texture_probe(
         faces = q / (outlines @ poses[:, 2:, :2].transpose(0, 2, 1) + poses[:, None, 2:, 2])
     face_centres = faces.mean(axis=1)
     face_reach = np.linalg.norm(faces - face_centres[:, None], axis=2).max(axis=1) if len(faces) else np.zeros(0)
+    face_lo, face_hi = (faces.min(axis=1), faces.max(axis=1)) if len(faces) else (np.zeros((0, 2)), np.zeros((0, 2)))
     size = 24
     square = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
 
@@ -416,6 +417,12 @@ def _texture_probe(
                        (dx - qx) * (cy - qy) - (dy - qy) * (cx - qx), (ax - dx) * (cy - dy) - (ay - dy) * (cx - dx))
             if all(c >= 0 for c in crosses) or all(c <= 0 for c in crosses):
                 return
+        # Only faces reaching into the polygon's box can cover a part of it (in a grid of
+        # abutting tiles, a cell's central square touches none of its neighbours).
+        lo, hi = poly.min(axis=0), poly.max(axis=0)
+        near = near[(face_lo[near] < hi).all(axis=1) & (face_hi[near] > lo).all(axis=1)]
+        if not len(near):
+            return
         to_patch = cv2.getPerspectiveTransform(poly.astype(np.float32), square)
         mask = np.zeros((size, size), np.uint8)
         cover = np.round(cv2.perspectiveTransform(faces[near].reshape(1, -1, 2), to_patch)).astype(np.int32)
