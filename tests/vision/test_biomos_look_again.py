@@ -3,6 +3,7 @@ the Black Hole and its cards, biome cards in front of a planet, an unread Black 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 
@@ -11,7 +12,7 @@ import pytest
 
 from scoring import find_game
 from scoring.model import BoardState, Placement
-from vision import recognise
+from vision import recognise, sample_photo
 from vision.layouts import Located, TableView, find_layout
 from vision.layouts.biomos import canonical
 from vision.render import render_scene
@@ -108,32 +109,9 @@ def test_solo_without_a_black_hole_looks_for_it_under_loose_tokens() -> None:
 
 
 def _bench_position() -> BoardState:
-    """The solo end of game of the benchmark (bench/board_positions.py), the Black Hole with tokens on it and its cards."""
-    planet = ["FOREST-01", "MOUNTAIN-01", "MOUNTAIN-02", "FOREST-02", "OCEAN-01", "FOREST-03", "OCEAN-02",
-              "DESERT-01", "OCEAN-03", "OCEAN-04", "OCEAN-05", "OCEAN-06"]
-    placements = [{"component": "PLANET1-D", "area": "planet:planet1"}]
-    placements += [{"component": t, "area": "planet:planet1", "cell": f"P{k + 1}"} for k, t in enumerate(planet)]
-    placements.append({"component": "FOREST-04", "area": "planet:planet1", "cell": "MOON"})
-    placements += [{"component": c, "area": "biomes:planet1"} for c in ("B11", "B19", "B27", "G06")]
-    placements += [
-        {"component": "BLACKHOLE-20", "area": "blackhole"},
-        {"component": "GLACIER-01", "area": "blackhole", "on": "BLACKHOLE-20"},
-        {"component": "DESERT-02", "area": "blackhole", "on": "BLACKHOLE-20"},
-        {"component": "B02", "area": "blackhole"},
-        {"component": "DESERT-03", "area": "blackhole", "on": "B02"},
-        {"component": "DESERT-04", "area": "blackhole", "on": "B02"},
-        {"component": "B15", "area": "blackhole"},
-        {"component": "OCEAN-07", "area": "blackhole", "on": "B15"},
-        {"component": "OCEAN-08", "area": "blackhole", "on": "B15"},
-        {"component": "GLACIER-02", "area": "blackhole", "on": "B15"},
-        {"component": "MOUNTAIN-08", "area": "centre", "cell": "T1"},
-        {"component": "GLACIER-09", "area": "centre", "cell": "T2"},
-        {"component": "B07", "area": "offer", "cell": "B1"},
-        {"component": "G01", "area": "offer", "cell": "G1"},
-    ]
-    doc = {"format": 1, "game": "biomos", "players": [{"id": "planet1", "name": "Planet 1", "seat": 0}],
-           "options": {}, "placements": placements}
-    return GAME.load_state(doc)
+    """The solo end of game of the benchmark and the bundled sample photo: the Black Hole with
+    tokens on it and on its cards."""
+    return GAME.load_state(json.loads(sample_photo("biomos").with_suffix(".json").read_text("utf-8")))
 
 
 def test_a_hard_view_reads_the_token_on_the_black_hole_the_decoders_missed() -> None:
