@@ -35,6 +35,8 @@ _SIDE = _N * _S
 #: Finder resolution on the table plane (pixels per millimetre) and its angle steps (degrees).
 _FIND_PPM = 1.0
 _FIND_ANGLES = tuple(range(0, 90, 10))
+#: The farthest a site is searched from its centre (a finder patch of at most about 0.5 MB).
+_MAX_REACH_MM = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +220,7 @@ def _find(
 ) -> tuple[float, float, float, float]:
     """Coarse centre (mm), angle and finder correlation of the most tag-like square near a
     site, away from markers read already (a neighbour's sharp tag must not hide a blurred one)."""
-    reach = site.reach_mm or 0.4 * site.tag_mm
+    reach = min(site.reach_mm or 0.4 * site.tag_mm, _MAX_REACH_MM)
     half = 0.75 * site.tag_mm + reach
     cx, cy = site.centre_mm
     n = int(round(2 * half * _FIND_PPM))

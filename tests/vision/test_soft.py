@@ -213,3 +213,10 @@ def test_an_undecoded_quad_grown_to_the_quiet_zone_is_tried_at_the_smaller_print
     tiny = Candidate(MarkerKind.TAG, quad.corners * 0.4)
     huge = Candidate(MarkerKind.TAG, quad.corners * 2.0)
     assert _soft_sites([tiny, huge], plane, [], None, pools, RecogniseConfig()) == []  # type: ignore[arg-type]
+
+
+def test_a_site_asked_to_search_absurdly_far_is_bounded_and_still_reads_its_tag() -> None:
+    frame, _ = _frame(123, 0, blur=6.5)
+    plane = Plane(np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]), 0.0, (), ())
+    found = read_sites(frame, plane, [Site((60.0, 50.0), TAG_MM, 1e9)], {TAG_MM: POOL}, set(POOL))
+    assert [d.tag_id for d in found] == [123]
