@@ -365,7 +365,11 @@ def _validated(state: BoardState, placed: list[Placed], problems: list[Problem])
 
 
 def _texture_probe(
-    gray: np.ndarray, plane: Plane, explained: Sequence[np.ndarray] = (), located: Sequence[Located] = ()
+    gray: np.ndarray,
+    plane: Plane,
+    explained: Sequence[np.ndarray] = (),
+    located: Sequence[Located] = (),
+    memo: dict[bytes, float] | None = None,
 ) -> Callable[[np.ndarray], float]:
     """Mean gradient magnitude of the photo inside a table polygon (rectified to 24 x 24 px);
     0 where it cannot look: a corner outside the photo, or a marker already accounted for (a
@@ -373,7 +377,9 @@ def _texture_probe(
     the parts that located faces cover (a card lying across into a neighbouring cell is read
     already); one centred on a located face (the reference of a printed face's texture) counts
     everything. Layouts probe dozens of polygons per frame: what does not depend on the polygon
-    is computed once here, and each probe keeps to a few array operations."""
+    is computed once here, and each probe keeps to a few array operations. ``memo`` (one per
+    photo) keeps each value with everything it depends on (the plane, the polygon, the faces
+    near it), so a layout run again after a later look pays only for probes near what it read."""
     to_image = np.linalg.inv(plane.homography)
     height, width = gray.shape[:2]
     known = (
@@ -439,13 +445,24 @@ def _texture_probe(
             return 0.0
         if len(known) and covers_known(quad, box):
             return 0.0
+        key = b""
+        if memo is not None:
+            centre = poly.sum(axis=0) * 0.25
+            reach = float(np.sqrt(((poly - centre) ** 2).sum(axis=1).max()))
+            near = faces[np.sqrt(((face_centres - centre) ** 2).sum(axis=1)) < face_reach + reach]
+            key = b"".join([to_image.tobytes(), poly.tobytes(), *sorted(f.tobytes() for f in near)])
+            if key in memo:
+                return memo[key]
         m = cv2.getPerspectiveTransform(quad, square)
         patch = cv2.warpPerspective(gray, m, (size, size), flags=cv2.INTER_AREA).astype(np.float32)
         grad = np.abs(cv2.Sobel(patch, cv2.CV_32F, 1, 0))
         grad += np.abs(cv2.Sobel(patch, cv2.CV_32F, 0, 1))
         if len(faces):
             masked(grad, poly)
-        return float(grad.sum() / grad.size)  # the mean, without np.mean's overhead
+        value = float(grad.sum() / grad.size)  # the mean, without np.mean's overhead
+        if memo is not None:
+            memo[key] = value
+        return value
 
     return texture
 
@@ -825,6 +842,8 @@ def recognise(
         ident = identify(markers, catalog)
         plane, located, problems = _on_plane(ident, cfg, plane)
 
+    textures: dict[bytes, float] = {}  # texture probes of this photo, for the layout's later runs
+
     def read_layout() -> tuple[tuple[Unreadable, ...], LayoutResult, list[Problem]]:
         """Unreadable markers, the layout's reading and every problem, on the current plane."""
         found = tuple(_unreadable(
@@ -836,7 +855,7 @@ def recognise(
             found,
             tuple(players) if players is not None else None,
             dict(options or {}),
-            None if plane is None else _texture_probe(frame.gray, plane, _explained(ident), located),
+            None if plane is None else _texture_probe(frame.gray, plane, _explained(ident), located, textures),
             face_down=on_table(ident.face_down, plane),
             outline=None if plane is None else outline_probe(frame.image, plane.homography),
         )

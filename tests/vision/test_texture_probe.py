@@ -56,3 +56,18 @@ def test_a_read_face_counts_only_for_polygons_centred_on_it() -> None:
     beside = _square(125 + 36, 125)  # half over the read face, centred off it
     assert known(beside) < 0.1 * bare(beside)
     assert math.isclose(known(_square(125, 125)), bare(_square(125, 125)))
+
+
+def test_a_photo_remembers_its_probes_until_a_face_read_later_lies_near_them() -> None:
+    memo: dict[bytes, float] = {}
+    beside = _square(125 + 36, 125)
+    first = _texture_probe(_photo(), PLANE, memo=memo)
+    assert first(beside) == _texture_probe(_photo(), PLANE)(beside) and len(memo) == 1
+    # The layout runs again after a later look read the tile under the polygon: the value
+    # it remembered no longer holds, and the probe measures again with the tile masked.
+    again = _texture_probe(_photo(), PLANE, located=[_tile(125.0, 125.0)], memo=memo)
+    assert again(beside) == _texture_probe(_photo(), PLANE, located=[_tile(125.0, 125.0)])(beside)
+    assert again(beside) < 0.1 * first(beside) and len(memo) == 2
+    # A face read far away changes nothing here: the remembered value is used.
+    far = _texture_probe(_photo(), PLANE, located=[_tile(125.0, 125.0), _tile(400.0, 60.0)], memo=memo)
+    assert far(beside) == again(beside) and len(memo) == 2
