@@ -72,8 +72,6 @@ class RecogniseConfig:
     """An undecoded quad may be a tag of printed side s when its own side is within these
     multiples of s (blur makes quads larger: the quiet zone alone is 1.25 s, and a tag blurred
     into its surroundings leaves a ragged quad up to 1.8 s)."""
-    soft_rounds: int = 2
-    """Looks after the layout: the second goes only to places a face read in the first holds."""
     soft_space_ratio: float = 1.25
     """A component may lie on a space when its face is at most this times the space's size."""
 
@@ -686,11 +684,6 @@ def _busy_space_sites(
     return _space_sites(plane, located, catalog, plane.to_table(np.array(points, float)), cfg)
 
 
-def _same_place(a: LookAgain, b: LookAgain) -> bool:
-    """Whether two look-again places ask for the same face at the same spot."""
-    return a.face_mm == b.face_mm and float(np.hypot(a.centre_mm[0] - b.centre_mm[0], a.centre_mm[1] - b.centre_mm[1])) < 0.5 * min(a.face_mm)
-
-
 def _look_again_sites(places: Sequence[LookAgain], catalog: Catalog) -> list[Site]:
     """Sites at the places a layout asked to look at again, for the tags printed on faces of
     the size it expects there (near sizes read as one)."""
@@ -874,8 +867,7 @@ def recognise(
     unreadable, result, problems = read_layout()
     # Third look: places where the layout saw something it could not read (busy board
     # spaces, unknown cells it asks about) and the places beside components it could not
-    # place, read whole in one go (the most tag-like sites first). A face read then may hold
-    # places of its own (a token on a Black Hole read only now): one more look goes there.
+    # place, read whole in one go (the most tag-like sites first).
     if cfg.soft is not None and plane is not None:
         t3 = time.perf_counter()
         placed_now = {id(p.located) for p in result.placed}
@@ -884,23 +876,15 @@ def recognise(
         sites += _look_again_sites(result.look_again, catalog)
         if loose:
             sites += _neighbour_sites(loose, located, catalog)
-        asked = list(result.look_again)
-        for _round in range(cfg.soft_rounds):
-            more = _read_whole(frame, markers, plane, sites, catalog, cfg)
-            if not more:
-                break
+        more = _read_whole(frame, markers, plane, sites, catalog, cfg)
+        timings["third_look"] = (time.perf_counter() - t3) * 1000.0
+        if more:
             markers = markers + tuple(more)
             timings["read_whole"] = timings.get("read_whole", 0.0) + len(more)
             candidates = _uncovered(candidates, more)
             ident = identify(markers, catalog)
             plane, located, problems = _on_plane(ident, cfg, plane, refit=False)
             unreadable, result, problems = read_layout()
-            fresh = [a for a in result.look_again if not any(_same_place(a, b) for b in asked)]
-            asked += fresh
-            sites = _look_again_sites(fresh, catalog)
-            if not sites:
-                break
-        timings["third_look"] = (time.perf_counter() - t3) * 1000.0
     state, placed = _validated(result.state(game.id), list(result.placed), problems)
     t = lap("layout", t)
 
