@@ -404,12 +404,15 @@ def _texture_probe(
         contour = quad.reshape(-1, 1, 2)
         return any(cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0 for x, y in inside_box)
 
-    def masked(grad: np.ndarray, poly: np.ndarray) -> None:
-        """Zero the parts of a patch that near located faces cover, unless the patch is centred on one."""
+    def nearby(poly: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The polygon's centre, and the located faces that may reach it with their squared distances."""
         centre = poly.sum(axis=0) * 0.25
         reach = float(np.sqrt(((poly - centre) ** 2).sum(axis=1).max()))
         d2 = ((face_centres - centre) ** 2).sum(axis=1)
-        near = np.flatnonzero(np.sqrt(d2) < face_reach + reach)
+        return centre, np.flatnonzero(np.sqrt(d2) < face_reach + reach), d2
+
+    def masked(grad: np.ndarray, poly: np.ndarray, centre: np.ndarray, near: np.ndarray, d2: np.ndarray) -> None:
+        """Zero the parts of a patch that near located faces cover, unless the patch is centred on one."""
         if not len(near):
             return
         cx, cy = centre.tolist()
@@ -443,12 +446,10 @@ def _texture_probe(
             return 0.0
         if len(known) and covers_known(quad, box):
             return 0.0
+        centre, near, d2 = nearby(poly)
         key = b""
-        if memo is not None:
-            centre = poly.sum(axis=0) * 0.25
-            reach = float(np.sqrt(((poly - centre) ** 2).sum(axis=1).max()))
-            near = faces[np.sqrt(((face_centres - centre) ** 2).sum(axis=1)) < face_reach + reach]
-            key = b"".join([to_image.tobytes(), poly.tobytes(), *sorted(f.tobytes() for f in near)])
+        if memo is not None:  # the value depends on the plane, the polygon and the faces near it
+            key = b"".join([to_image.tobytes(), poly.tobytes(), *sorted(f.tobytes() for f in faces[near])])
             if key in memo:
                 return memo[key]
         m = cv2.getPerspectiveTransform(quad, square)
@@ -456,7 +457,7 @@ def _texture_probe(
         grad = np.abs(cv2.Sobel(patch, cv2.CV_32F, 1, 0))
         grad += np.abs(cv2.Sobel(patch, cv2.CV_32F, 0, 1))
         if len(faces):
-            masked(grad, poly)
+            masked(grad, poly, centre, near, d2)
         value = float(grad.sum() / grad.size)  # the mean, without np.mean's overhead
         if memo is not None:
             memo[key] = value
