@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
-from scoring import find_game
 from scoring.model import Player
-from scoring.payload import encode
-from vision.layouts import Located, TableView, cell_polygon, connected_groups, find_layout
+from vision.layouts import TableView, cell_polygon, connected_groups, find_layout
+
+from .boards import located as at
 
 PLAYERS = (Player("red", "Red", "red", 0), Player("yellow", "Yellow", "yellow", 1))  # type: ignore[arg-type]
 #: The 2-player market (3 x 3): component per cell, the figures on their start cells.
@@ -22,18 +20,6 @@ MARKET = {
 ORIGIN = np.array([-200.0, -300.0])
 PITCH = 52.0
 BUSY, BARE = 100.0, 10.0
-
-
-def _at(cid: str, x: float, y: float, angle: float = 0.0) -> Located:
-    """A component whose face centre lies at (x, y) mm, turned clockwise by ``angle`` degrees."""
-    comp = find_game("habitats").component_index[cid]  # type: ignore[attr-defined]
-    w, h = comp.size_mm
-    a = math.radians(angle)
-    r = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    m = np.eye(3)
-    m[:2, :2] = r
-    m[:2, 2] = np.array([x, y]) - r @ np.array([w / 2, h / 2])
-    return Located(comp, encode("habitats", cid), m, np.zeros((4, 2)), "tag")
 
 
 def _centre(cell: tuple[int, int]) -> np.ndarray:
@@ -55,8 +41,8 @@ def _texture(printed: set[tuple[int, int]], unseen: frozenset[tuple[int, int]] =
 
 def _read(unread: set[tuple[int, int]], printed: set[tuple[int, int]], unseen: frozenset[tuple[int, int]] = frozenset()):  # noqa: ANN202
     """Read a table with the red entrance (seat 0, upright) and the market minus its unread cells."""
-    located = [_at("E-RED", 0.0, 300.0)]
-    located += [_at(cid, *_centre(cell)) for cell, cid in MARKET.items() if cell not in unread]
+    located = [at("habitats", "E-RED", 0.0, 300.0)]
+    located += [at("habitats", cid, *_centre(cell)) for cell, cid in MARKET.items() if cell not in unread]
     view = TableView("habitats", tuple(located), players=PLAYERS, texture=_texture(printed, unseen))
     result = find_layout("habitats").read(view)
     market = {p.placement.component: p.placement.cell for p in result.placed if p.placement.area == "market"}
@@ -119,7 +105,7 @@ def test_clutter_beside_the_market_does_not_stop_its_completion() -> None:
 
 
 def test_a_fully_read_market_needs_no_texture() -> None:
-    located = [_at("E-RED", 0.0, 300.0)] + [_at(cid, *_centre(cell)) for cell, cid in MARKET.items()]
+    located = [at("habitats", "E-RED", 0.0, 300.0)] + [at("habitats", cid, *_centre(cell)) for cell, cid in MARKET.items()]
     result = find_layout("habitats").read(TableView("habitats", tuple(located), players=PLAYERS))
     assert {p.placement.component: p.placement.cell for p in result.placed if p.placement.area == "market"} == {
         cid: cell for cell, cid in MARKET.items()
@@ -133,6 +119,6 @@ def test_cell_polygon_is_centred_on_the_cell_and_turns_with_the_grid() -> None:
 
 
 def test_connected_groups_chain_neighbours() -> None:
-    items = [_at("T001", 0, 0), _at("T002", 52, 0), _at("T003", 300, 0), _at("T011", 104, 0)]
+    items = [at("habitats", "T001", 0, 0), at("habitats", "T002", 52, 0), at("habitats", "T003", 300, 0), at("habitats", "T011", 104, 0)]
     assert connected_groups(items, 76.0) == [[0, 1, 3], [2]]
     assert connected_groups([], 76.0) == []

@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
-from scoring import find_game
 from scoring.model import Player
-from scoring.payload import encode
 from vision import LayoutError
-from vision.layouts import Located, TableView, covered_cells, find_layout
+from vision.layouts import TableView, covered_cells, find_layout
 
-
-def _at(game: str, cid: str, x: float, y: float, angle: float) -> Located:
-    """A component whose face centre lies at (x, y) mm, turned clockwise by ``angle`` degrees."""
-    comp = find_game(game).component_index[cid]  # type: ignore[attr-defined]
-    w, h = comp.size_mm
-    a = math.radians(angle)
-    r = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    m = np.eye(3)
-    m[:2, :2] = r
-    m[:2, 2] = np.array([x, y]) - r @ np.array([w / 2, h / 2])
-    return Located(comp, encode(game, cid), m, np.zeros((4, 2)), "tag")
+from .boards import located as at
 
 
 def test_registry_knows_both_games_and_refuses_others() -> None:
@@ -36,10 +22,10 @@ def test_registry_knows_both_games_and_refuses_others() -> None:
 def test_habitats_park_cells_and_rotations_follow_the_entrance() -> None:
     # The red park photographed turned a quarter: the entrance's upright points along +x.
     located = (
-        _at("habitats", "E-RED", 500, 300, 90),
-        _at("habitats", "T001", 500, 248, 90),      # one pitch west of the entrance in its axes, same turn
-        _at("habitats", "T002", 552, 300, 180),     # one pitch "north", turned once more
-        _at("habitats", "T003", 552, 248, 0),
+        at("habitats", "E-RED", 500, 300, 90),
+        at("habitats", "T001", 500, 248, 90),      # one pitch west of the entrance in its axes, same turn
+        at("habitats", "T002", 552, 300, 180),     # one pitch "north", turned once more
+        at("habitats", "T003", 552, 248, 0),
     )
     players = (Player("red", "Red", "red", 0),)  # type: ignore[arg-type]
     result = find_layout("habitats").read(TableView("habitats", located, players=players))
@@ -54,7 +40,7 @@ def test_habitats_park_cells_and_rotations_follow_the_entrance() -> None:
 
 
 def test_habitats_tiles_without_their_entrance_are_not_guessed() -> None:
-    located = (_at("habitats", "T001", 0, 0, 0), _at("habitats", "T002", 52, 0, 0))
+    located = (at("habitats", "T001", 0, 0, 0), at("habitats", "T002", 52, 0, 0))
     result = find_layout("habitats").read(TableView("habitats", located, players=(Player("red", "Red", "red", 0),)))  # type: ignore[arg-type]
     assert result.placed == ()
     assert {p.code for p in result.problems} == {"layout/loose"}
@@ -62,10 +48,10 @@ def test_habitats_tiles_without_their_entrance_are_not_guessed() -> None:
 
 def test_phylo_owner_is_the_way_a_card_faces() -> None:
     located = (
-        _at("phylo", "HOME-A", 0, 0, 0),
-        _at("phylo", "HOME-B", 0, -95, 180),
-        _at("phylo", "REDCEDAR", -95, 0, 2),
-        _at("phylo", "GIANTKELP", 95, -95, 178),
+        at("phylo", "HOME-A", 0, 0, 0),
+        at("phylo", "HOME-B", 0, -95, 180),
+        at("phylo", "REDCEDAR", -95, 0, 2),
+        at("phylo", "GIANTKELP", 95, -95, 178),
     )
     result = find_layout("phylo").read(TableView("phylo", located))
     got = {p.placement.component: (p.placement.cell, p.placement.rotation) for p in result.placed}
@@ -74,7 +60,7 @@ def test_phylo_owner_is_the_way_a_card_faces() -> None:
 
 
 def test_phylo_without_its_reference_home_places_nothing() -> None:
-    located = (_at("phylo", "HOME-B", 0, 0, 180), _at("phylo", "REDCEDAR", 95, 0, 0))
+    located = (at("phylo", "HOME-B", 0, 0, 180), at("phylo", "REDCEDAR", 95, 0, 0))
     result = find_layout("phylo").read(TableView("phylo", located))
     assert result.placed == ()
     assert [p.code for p in result.problems] == ["layout/no_home"]
