@@ -311,14 +311,22 @@ def connected_groups(items: list[Located], reach_mm: float) -> list[list[int]]:
     return out
 
 
-def cell_polygon(frame: tuple[np.ndarray, float, float], cell: tuple[int, int], half_mm: tuple[float, float]) -> np.ndarray:
-    """(4, 2) table corners of a rectangle of half-sides ``half_mm`` centred on a grid cell
-    (the grid's origin, clockwise angle and pitch): where a texture probe looks for a face."""
+def cell_centre(frame: tuple[np.ndarray, float, float], cell: tuple[int, int]) -> tuple[float, float]:
+    """Table millimetres of a grid cell's centre (the grid's origin, clockwise angle and pitch):
+    where a face lying in that cell has its centre."""
     origin, angle, pitch = frame
     a = math.radians(angle)
     c, s = math.cos(a), math.sin(a)
     vx, vy = float(cell[0]) * pitch, float(cell[1]) * pitch
-    x, y = float(origin[0]) + (c * vx - s * vy), float(origin[1]) + (s * vx + c * vy)
+    return float(origin[0]) + (c * vx - s * vy), float(origin[1]) + (s * vx + c * vy)
+
+
+def cell_polygon(frame: tuple[np.ndarray, float, float], cell: tuple[int, int], half_mm: tuple[float, float]) -> np.ndarray:
+    """(4, 2) table corners of a rectangle of half-sides ``half_mm`` centred on a grid cell
+    (the grid's origin, clockwise angle and pitch): where a texture probe looks for a face."""
+    a = math.radians(frame[1])
+    c, s = math.cos(a), math.sin(a)
+    x, y = cell_centre(frame, cell)
     w, h = half_mm
     return np.array([[(c * dx - s * dy) + x, (s * dx + c * dy) + y] for dx, dy in ((-w, -h), (w, -h), (w, h), (-w, h))])
 

@@ -38,6 +38,7 @@ from . import (
     Problem,
     TablePose,
     TableView,
+    cell_centre,
     cell_fit,
     cell_polygon,
     connected_groups,
@@ -398,10 +399,9 @@ def _look_again(
     for u in unknown:
         if u.area not in frames or not isinstance(u.cell, tuple):
             continue
-        origin, angle, pitch = frames[u.area]
-        c = origin + rotate(np.array([u.cell[0] * pitch, u.cell[1] * pitch], float), angle)
+        centre = cell_centre(frames[u.area], u.cell)
         for size in sorted(sizes.get(u.area, ())):
-            out.append(LookAgain((float(c[0]), float(c[1])), size, angle_deg=angle))
+            out.append(LookAgain(centre, size, angle_deg=frames[u.area][1]))
     return tuple(out)
 
 

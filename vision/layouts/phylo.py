@@ -31,6 +31,7 @@ from . import (
     Problem,
     TablePose,
     TableView,
+    cell_centre,
     cell_fit,
     covered_cells,
     face_outlined,
@@ -183,14 +184,8 @@ def read(view: TableView) -> LayoutResult:
             unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
     confidence = float(np.mean(fits)) if fits else 1.0
     cells = [u.cell for u in unknown] + [c for c in (*unsure, *covered.faint) if all(u.cell != c for u in unknown)]
-    again = tuple(LookAgain(_cell_centre(origin, angle, pitch, cell), card, angle_deg=angle) for cell in cells)  # type: ignore[arg-type]
+    again = tuple(LookAgain(cell_centre((origin, angle, pitch), cell), card, angle_deg=angle) for cell in cells)  # type: ignore[arg-type]
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
-
-
-def _cell_centre(origin: np.ndarray, angle: float, pitch: float, cell: tuple[int, int]) -> tuple[float, float]:
-    """Table millimetres of a grid cell's centre (where a card there has its centre)."""
-    c = origin + rotate(np.array([cell[0] * pitch, cell[1] * pitch], float), angle)
-    return float(c[0]), float(c[1])
 
 
 def canonical(state: BoardState) -> BoardState:
