@@ -406,13 +406,22 @@ def _read(
     return Detection(MarkerKind.TAG, corners, tag_id=int(owners[best]), quality=quality)
 
 
-def _distinct(hits: list) -> list:  # noqa: ANN001 - (score, Site, found) triples, best first
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    """A site where the finder saw a square: the square (x, y, angle, score) and the tags it may be."""
+
+    site: Site
+    found: tuple[float, float, float, float]
+    pool: tuple[int, ...]
+
+
+def _distinct(hits: list[_Hit]) -> list[_Hit]:
     """One square per place: sites that found the same square (an undecoded quad tried at
     each printed size it may be, overlapping searches) are fitted once, at the best match."""
-    kept: list = []
+    kept: list[_Hit] = []
     for hit in hits:
-        _, site, (x, y, _, _) = hit
-        if all(np.hypot(x - kx, y - ky) >= 0.4 * min(site.tag_mm, other.tag_mm) for _, other, (kx, ky, _, _) in kept):
+        x, y = hit.found[:2]
+        if all(np.hypot(x - k.found[0], y - k.found[1]) >= 0.4 * min(hit.site.tag_mm, k.site.tag_mm) for k in kept):
             kept.append(hit)
     return kept
 
@@ -435,21 +444,22 @@ def read_sites(
         return []
     if not np.all(np.isfinite(to_image)):
         return []
-    hits = []
+    hits: list[_Hit] = []
     for site in sites:
-        if not pool_near(pools, site.tag_mm) or not np.all(np.isfinite(site.centre_mm)):
+        pool = pool_near(pools, site.tag_mm)
+        if not pool or not np.all(np.isfinite(site.centre_mm)):
             continue
         try:
             f = _found(gray, to_image, site, config, known_mm)
         except cv2.error:  # a site whose square maps outside what OpenCV can warp: nothing to read
             continue
         if f is not None:
-            hits.append((f[3], site, f))
-    hits.sort(key=lambda h: -h[0])
+            hits.append(_Hit(site, f, pool))
+    hits.sort(key=lambda h: -h.found[3])
     found: dict[int, list[Detection]] = {}
-    for _, site, f in _distinct(hits)[: config.max_reads]:
+    for hit in _distinct(hits)[: config.max_reads]:
         try:
-            det = _read(gray, to_image, site, f, pool_near(pools, site.tag_mm), allowed, config)
+            det = _read(gray, to_image, hit.site, hit.found, hit.pool, allowed, config)
         except cv2.error:
             continue
         if det is not None and det.tag_id is not None:
