@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 
 import cv2
 import numpy as np
@@ -22,10 +22,10 @@ import numpy as np
 from scoring import find_game
 from scoring.markers import back_layout, game_markers, marker_layout
 from scoring.model import Component
-from scoring.payload import ComponentRef, encode, parse_payload
+from scoring.payload import ComponentRef, ForeignCode, encode, parse_payload
 
 from .detect import Detection, MarkerKind
-from .plane import Plane, apply_homography, square, weighted_dlt
+from .plane import Plane, apply_homographies, apply_homography, square, weighted_dlt, weighted_dlts
 
 #: Corner trust in plane fits: sub-pixel tag corners versus whole-pixel QR corners.
 WEIGHTS = {MarkerKind.TAG: 1.0, MarkerKind.QR: 0.5}
@@ -52,9 +52,13 @@ class Mark:
     y_mm: float
     size_mm: float
     _corners: np.ndarray = field(init=False, repr=False, compare=False)
+    _corners32: np.ndarray = field(init=False, repr=False, compare=False)
+    """The corners as OpenCV's perspective solver takes them (one conversion per mark, not per sighting)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_corners", square(self.size_mm) + (self.x_mm, self.y_mm))
+        corners = square(self.size_mm) + (self.x_mm, self.y_mm)
+        object.__setattr__(self, "_corners", corners)
+        object.__setattr__(self, "_corners32", corners.astype(np.float32))
 
     def face_corners(self) -> np.ndarray:
         """The symbol's corners on the face, clockwise from its top-left (mm)."""
@@ -237,7 +241,19 @@ class Identified:
 
 
 def _mark_homography(det: Detection, mark: Mark) -> np.ndarray:
-    return cv2.getPerspectiveTransform(mark.face_corners().astype(np.float32), det.corners.astype(np.float32))
+    return cv2.getPerspectiveTransform(mark._corners32, det.corners.astype(np.float32))
+
+
+@lru_cache(maxsize=4096)
+def _printed(game: str, component: str) -> str:
+    """The payload printed on a component (asked once per component and frame, so kept)."""
+    return encode(game, component)
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> ComponentRef | ForeignCode:
+    """A QR text's reading (the same codes are read in every frame of a table)."""
+    return parse_payload(text)
 
 
 def _fused_homography(dets: Sequence[Detection], marks: Sequence[Mark]) -> np.ndarray:
@@ -247,16 +263,36 @@ def _fused_homography(dets: Sequence[Detection], marks: Sequence[Mark]) -> np.nd
     return weighted_dlt(src, dst, w)
 
 
+def _fused_homographies(faces: Sequence[tuple[Sequence[Detection], Sequence[Mark]]]) -> list[np.ndarray]:
+    """``_fused_homography`` of many faces: those with the same number of markers solved in
+    one stacked fit (one face of one marker keeps OpenCV's exact four-point solution)."""
+    out: list[np.ndarray] = [np.empty(0)] * len(faces)
+    by_size: dict[int, list[int]] = {}
+    for k, (dets, _) in enumerate(faces):
+        by_size.setdefault(len(dets), []).append(k)
+    for size, same in by_size.items():
+        if size == 1:
+            for k in same:
+                out[k] = _fused_homography(*faces[k])
+            continue
+        src = np.array([np.concatenate([m._corners for m in faces[k][1]]) for k in same])
+        dst = np.array([np.concatenate([d.corners for d in faces[k][0]]) for k in same], dtype=np.float64)
+        w = np.array([[WEIGHTS[d.kind] for d in faces[k][0] for _ in range(4)] for k in same])
+        for k, h in zip(same, weighted_dlts(src, dst, w)):
+            out[k] = h
+    return out
+
+
 def _name(det: Detection, catalog: Catalog) -> tuple[Mark | None, Foreign | None]:
     """Which printed marker a detection is, or why it is foreign."""
     if det.kind is MarkerKind.QR:
         text = det.payload or ""
-        ref = parse_payload(text)
+        ref = _parsed(text)
         if not isinstance(ref, ComponentRef):
             return None, Foreign(text, ref.reason, det)
         if ref.game != catalog.game:
             return None, Foreign(text, f"a code of another game ({ref.game})", det)
-        if ref.edition != 1 or text != encode(catalog.game, ref.component):
+        if ref.edition != 1 or text != _printed(catalog.game, ref.component):
             return None, Foreign(text, f"a code of edition {ref.edition}, not this one", det)
         mark = catalog.qr_marks.get(ref.component)
         if mark is None:
@@ -269,9 +305,25 @@ def _name(det: Detection, catalog: Catalog) -> tuple[Mark | None, Foreign | None
     return mark, None
 
 
-def _clusters(items: list[tuple[Detection, Mark, np.ndarray]]) -> list[list[int]]:
-    """Group one component's markers whose faces land on the same place in the image."""
-    n = len(items)
+def _face_reach(items: Sequence[tuple[Detection, Mark, np.ndarray]]) -> tuple[np.ndarray, list[float]]:
+    """Each marker's guess of its face's image centre, and how far (px) another guess of the
+    same face may lie from it: 0.4 of the face's shorter side at the marker's scale."""
+    h = np.array([it[2] for it in items])
+    half = np.array([[[m.component.size_mm[0] / 2, m.component.size_mm[1] / 2]] for _, m, _ in items])
+    centres = apply_homographies(h, half)[:, 0]
+    corners = np.array([d.corners for d, _, _ in items])
+    e = corners[:, [1, 2, 3, 0]] - corners
+    sides = np.sqrt(e[..., 0] ** 2 + e[..., 1] ** 2).sum(axis=1) / 4
+    radii = [0.4 * min(m.component.size_mm) * (float(s) / m.size_mm) for s, (_, m, _) in zip(sides, items)]
+    return centres, radii
+
+
+def _clusters(centres: np.ndarray, radii: Sequence[float]) -> list[list[int]]:
+    """Group one component's markers whose faces land on the same place in the image
+    (``_face_reach`` of its markers)."""
+    n = len(radii)
+    if n == 1:
+        return [[0]]
     parent = list(range(n))
 
     def root(i: int) -> int:
@@ -280,12 +332,6 @@ def _clusters(items: list[tuple[Detection, Mark, np.ndarray]]) -> list[list[int]
             i = parent[i]
         return i
 
-    centres, radii = [], []
-    for det, mark, h in items:
-        w, hh = mark.component.size_mm
-        centres.append(apply_homography(h, np.array([[w / 2, hh / 2]]))[0])
-        px_per_mm = det.side_px / mark.size_mm
-        radii.append(0.4 * min(w, hh) * px_per_mm)
     for i in range(n):
         for j in range(i + 1, n):
             if np.linalg.norm(centres[i] - centres[j]) < max(radii[i], radii[j]):
@@ -329,6 +375,43 @@ def _where_mark(sighting: Sighting, role: MarkRole, catalog: Catalog) -> tuple[n
     return pts.mean(axis=0), side
 
 
+def _other_role(role: MarkRole) -> MarkRole | None:
+    """The marker a single marker's face also carries (none beside a board's anchor)."""
+    if role is MarkRole.ANCHOR:
+        return None
+    return MarkRole.QR if role is MarkRole.TAG else MarkRole.TAG
+
+
+def _maybe_near(singles: Sequence[Sighting], foreign: Sequence[Foreign], catalog: Catalog) -> list[bool]:
+    """Per one-marker sighting: whether any other single or foreign marker lies near where its
+    face's other marker would be (all at once). A loose, wider test: those flagged are checked
+    exactly one by one, the rest (nearly all) cannot disagree with anything."""
+    out = [False] * len(singles)
+    rows, hs, corners = [], [], []
+    for a, s in enumerate(singles):
+        other = _other_role(s.marks[0].role)
+        if other is None:
+            continue
+        c = s.component
+        mark = catalog.qr_marks.get(c.id) if other is MarkRole.QR else catalog.by_tag.get(c.tag)
+        if mark is None:
+            continue
+        rows.append(a)
+        hs.append(s.face_to_image)
+        corners.append(mark._corners)
+    if not rows or len(singles) + len(foreign) < 2:
+        return out
+    pts = apply_homographies(np.array(hs), np.array(corners))
+    side = np.linalg.norm(pts - pts[:, [1, 2, 3, 0]], axis=2).mean(axis=1)
+    seen = np.array([s.detections[0].centre for s in singles] + [f.detection.centre for f in foreign])
+    dist = np.linalg.norm(pts.mean(axis=1)[:, None, :] - seen[None, :, :], axis=2)
+    close = dist < 0.4 * side[:, None] * (1 + 1e-6) + 1e-9
+    close[np.arange(len(rows)), rows] = False
+    for a, hit in zip(rows, close.any(axis=1)):
+        out[a] = bool(hit)
+    return out
+
+
 def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
     """Name every detection, fuse each component's markers, and set aside what cannot be trusted."""
     foreign: list[Foreign] = []
@@ -349,19 +432,29 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
             (det, mark, _mark_homography(det, mark))
         )
 
-    located: dict[str, list[Sighting]] = {}
+    several = [it for items in per_component.values() if len(items) > 1 for it in items]
+    centres, radii = _face_reach(several) if several else (np.zeros((0, 2)), [])
+    faces: list[tuple[str, tuple[Detection, ...], tuple[Mark, ...], np.ndarray | None]] = []
+    at = 0
     for cid, items in per_component.items():
-        groups = _clusters(items)
+        if len(items) == 1:
+            groups = [[0]]
+        else:
+            groups = _clusters(centres[at : at + len(items)], radii[at : at + len(items)])
+            at += len(items)
         if len(groups) > 1 and _one_face(items):
             groups = [list(range(len(items)))]
         for group in groups:
             dets = tuple(items[i][0] for i in group)
             marks = tuple(items[i][1] for i in group)
-            h = items[group[0]][2] if len(group) == 1 else _fused_homography(dets, marks)
-            comp = marks[0].component
-            located.setdefault(cid, []).append(
-                Sighting(comp, encode(catalog.game, comp.id), dets, marks, h)
-            )
+            faces.append((cid, dets, marks, items[group[0]][2] if len(group) == 1 else None))
+    fused = iter(_fused_homographies([(dets, marks) for _, dets, marks, h in faces if h is None]))
+    located: dict[str, list[Sighting]] = {}
+    for cid, dets, marks, h in faces:
+        comp = marks[0].component
+        located.setdefault(cid, []).append(
+            Sighting(comp, _printed(catalog.game, comp.id), dets, marks, next(fused) if h is None else h)
+        )
 
     sightings: list[Sighting] = []
     duplicated: list[Duplicate] = []
@@ -375,7 +468,10 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
     rejected: set[int] = set()
     used_foreign: set[int] = set()
     singles = [s for s in sightings if len(s.marks) == 1]
-    for s in singles:
+    near = _maybe_near(singles, foreign, catalog)
+    for s, maybe in zip(singles, near):
+        if not maybe:
+            continue
         own = s.marks[0].role
         if own is MarkRole.ANCHOR:
             continue

@@ -67,6 +67,28 @@ def _normaliser(p: np.ndarray) -> np.ndarray:
     return np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1.0]])
 
 
+def _normalisers(p: np.ndarray) -> np.ndarray:
+    """``_normaliser`` of each of k point sets (k, n, 2): centroid to the origin, mean
+    distance sqrt(2)."""
+    c = p.mean(axis=1)
+    d = np.sqrt(((p - c[:, None, :]) ** 2).sum(axis=2)).mean(axis=1)
+    s = np.ones_like(d)
+    big = d > 1e-12
+    s[big] = np.sqrt(2) / d[big]
+    t = np.zeros((len(p), 3, 3))
+    t[:, 0, 0] = t[:, 1, 1] = s
+    t[:, 0, 2] = -s * c[:, 0]
+    t[:, 1, 2] = -s * c[:, 1]
+    t[:, 2, 2] = 1.0
+    return t
+
+
+def apply_homographies(h: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``apply_homography`` of k homographies (k, 3, 3) to k point sets (k, n, 2)."""
+    q = np.matmul(points, h[:, :, :2].transpose(0, 2, 1)) + h[:, None, :, 2]
+    return q[..., :2] / q[..., 2:3]
+
+
 def weighted_dlt(src: np.ndarray, dst: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Homography src -> dst by a Hartley-normalised, weighted direct linear transform
     (four points fix it exactly: then weights do not matter and OpenCV solves it directly)."""
@@ -74,20 +96,28 @@ def weighted_dlt(src: np.ndarray, dst: np.ndarray, weights: np.ndarray) -> np.nd
         h = cv2.getPerspectiveTransform(np.asarray(src, np.float32), np.asarray(dst, np.float32)).astype(np.float64)
         if np.all(np.isfinite(h)) and abs(h[2, 2]) > 1e-12:
             return h / h[2, 2]
-    ts, td = _normaliser(src), _normaliser(dst)
-    s = apply_homography(ts, src)
-    d = apply_homography(td, dst)
-    n = len(s)
-    a = np.zeros((2 * n, 9))
-    x, y, u, v = s[:, 0], s[:, 1], d[:, 0], d[:, 1]
-    a[0::2, 0], a[0::2, 1], a[0::2, 2] = x, y, 1
-    a[0::2, 6], a[0::2, 7], a[0::2, 8] = -u * x, -u * y, -u
-    a[1::2, 3], a[1::2, 4], a[1::2, 5] = x, y, 1
-    a[1::2, 6], a[1::2, 7], a[1::2, 8] = -v * x, -v * y, -v
-    w = np.repeat(np.sqrt(weights), 2)
-    _, _, vt = np.linalg.svd(a * w[:, None])
-    h = np.linalg.inv(td) @ vt[-1].reshape(3, 3) @ ts
-    return h / h[2, 2]
+    return weighted_dlts(
+        np.asarray(src, np.float64)[None], np.asarray(dst, np.float64)[None], np.asarray(weights, np.float64)[None]
+    )[0]
+
+
+def weighted_dlts(src: np.ndarray, dst: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``weighted_dlt`` of k problems of one size at once, (k, n, 2) and weights (k, n) ->
+    (k, 3, 3), by one stacked SVD (always the linear solution, also for four points)."""
+    ts, td = _normalisers(src), _normalisers(dst)
+    s = apply_homographies(ts, src)
+    d = apply_homographies(td, dst)
+    k, n = s.shape[:2]
+    a = np.zeros((k, n, 2, 9))
+    x, y, u, v = s[..., 0], s[..., 1], d[..., 0], d[..., 1]
+    a[:, :, 0, 0], a[:, :, 0, 1], a[:, :, 0, 2] = x, y, 1
+    a[:, :, 0, 6], a[:, :, 0, 7], a[:, :, 0, 8] = -u * x, -u * y, -u
+    a[:, :, 1, 3], a[:, :, 1, 4], a[:, :, 1, 5] = x, y, 1
+    a[:, :, 1, 6], a[:, :, 1, 7], a[:, :, 1, 8] = -v * x, -v * y, -v
+    w = np.sqrt(weights)[:, :, None, None]
+    _, _, vt = np.linalg.svd((a * w).reshape(k, 2 * n, 9))
+    h = np.linalg.inv(td) @ vt[:, -1].reshape(k, 3, 3) @ ts
+    return h / h[:, 2:, 2:]
 
 
 def rigid_fit(local: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -110,44 +140,77 @@ def group_residual(h: np.ndarray, group: RigidGroup) -> float:
 
 
 class _Packed:
-    """All groups' points in flat arrays, for vectorised residuals."""
+    """All groups' points in flat arrays (each group's points contiguous), for vectorised
+    residuals of one homography or of a batch of them (a finite-difference Jacobian)."""
 
     def __init__(self, groups: Sequence[RigidGroup], active: Iterable[int]) -> None:
-        active = list(active)
-        self.image = np.vstack([groups[i].image for i in active])
-        self.local = np.vstack([groups[i].local for i in active])
-        self.index = np.concatenate([np.full(len(groups[i].image), k) for k, i in enumerate(active)])
-        self.count = np.bincount(self.index).astype(np.float64)
-        self.weight = np.sqrt(
-            np.concatenate([np.full(len(groups[i].image), groups[i].weight) for i in active])
-        )
-        self.n = len(active)
+        chosen = [groups[i] for i in active]
+        images = [g.image for g in chosen]
+        self.n = len(chosen)
+        self.sizes = np.array([len(p) for p in images], dtype=np.intp)
+        self.image = np.concatenate(images).astype(np.float64, copy=False)
+        self.local = np.concatenate([g.local for g in chosen]).astype(np.float64, copy=False)
+        self.index = np.repeat(np.arange(self.n), self.sizes)
+        self.count = self.sizes.astype(np.float64)
+        self.group_weight = np.array([g.weight for g in chosen], dtype=np.float64)
+        self.weight = np.repeat(np.sqrt(self.group_weight), self.sizes)
         self.local_c = self.local - self._mean(self.local)[self.index]
+        lx, ly = self.local_c[:, 0], self.local_c[:, 1]
+        # The centred printed points (x; y) and the same turned a quarter (-y; x): a rotation
+        # by (cos, sin) is cos * the first plus sin * the second.
+        self._local = (np.stack([lx, ly]), np.stack([-ly, lx]))
+        self._image_t = np.ascontiguousarray(self.image.T)
+        self._batches: dict[int, tuple[np.ndarray, ...]] = {}
 
     def _mean(self, p: np.ndarray) -> np.ndarray:
         return np.stack(
             [np.bincount(self.index, p[:, k], self.n) / self.count for k in range(2)], axis=1
         )
 
+    def _batch(self, k: int) -> tuple[np.ndarray, ...]:
+        """Bins for k stacked copies of the points laid out (copy, coordinate, point): copy j's
+        x values of group g in bin 2jn + g, its y values in bin (2j + 1)n + g, so that one
+        bincount sums every copy's groups in both coordinates."""
+        got = self._batches.get(k)
+        if got is None:
+            both = (self.index + self.n * np.arange(2 * k)[:, None]).ravel()
+            got = (both, np.tile(self.count, 2 * k))
+            self._batches[k] = got
+        return got
+
     def group_rms(self, h: np.ndarray) -> np.ndarray:
         """Unweighted RMS distance (mm) of each group's points from its best rigid printed shape."""
-        r = self.residuals(h).reshape(-1, 2) / self.weight[:, None]
-        return np.sqrt(np.bincount(self.index, (r**2).sum(axis=1), self.n) / self.count)
+        return self._rms(self.residuals(h))
+
+    def _rms(self, r: np.ndarray) -> np.ndarray:
+        u = r.reshape(-1, 2) / self.weight[:, None]
+        return np.sqrt(np.bincount(self.index, (u**2).sum(axis=1), self.n) / self.count)
 
     def residuals(self, h: np.ndarray) -> np.ndarray:
         """Each mapped point minus its group's best rigid printed shape (mm, weighted)."""
-        m = apply_homography(h, self.image)
-        mean = self._mean(m)
-        mc = m - mean[self.index]
-        lc = self.local_c
-        cross = np.bincount(self.index, lc[:, 0] * mc[:, 1] - lc[:, 1] * mc[:, 0], self.n)
-        dot = np.bincount(self.index, lc[:, 0] * mc[:, 0] + lc[:, 1] * mc[:, 1], self.n)
-        ang = np.arctan2(cross, dot)[self.index]
-        c, s = np.cos(ang), np.sin(ang)
-        tx = c * lc[:, 0] - s * lc[:, 1]
-        ty = s * lc[:, 0] + c * lc[:, 1]
-        r = np.stack([mc[:, 0] - tx, mc[:, 1] - ty], axis=1) * self.weight[:, None]
-        return r.ravel()
+        return self.residuals_many(h[None])[0]
+
+    def residuals_many(self, hs: np.ndarray) -> np.ndarray:
+        """``residuals`` of each of k homographies (k, 3, 3), as (k, 2 * points)."""
+        k, size = len(hs), self.n * len(hs)
+        both, count = self._batch(k)
+        local, turned = self._local
+        q = np.matmul(hs[:, :, :2], self._image_t) + hs[:, :, 2:]
+        m = q[:, :2] / q[:, 2:]
+        flat = m.reshape(-1)
+        flat -= (np.bincount(both, flat, 2 * size) / count)[both]
+        a, b = local * m, turned * m
+        terms = np.empty_like(m)
+        np.add(b[:, 1], b[:, 0], out=terms[:, 0])
+        np.add(a[:, 0], a[:, 1], out=terms[:, 1])
+        sums = np.bincount(both, terms.reshape(-1), 2 * size).reshape(k, 2, self.n)
+        ang = np.arctan2(sums[:, 0], sums[:, 1])
+        c, s = np.cos(ang)[:, None, self.index], np.sin(ang)[:, None, self.index]
+        r = (m - (c * local + s * turned)) * self.weight
+        out = np.empty((k, len(self.index), 2))
+        out[:, :, 0] = r[:, 0]
+        out[:, :, 1] = r[:, 1]
+        return out.reshape(k, -1)
 
 
 def _quads(groups: Sequence[RigidGroup], active: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -165,9 +228,20 @@ def _quads(groups: Sequence[RigidGroup], active: Sequence[int]) -> tuple[np.ndar
     return np.concatenate(img), np.concatenate(loc), np.concatenate(wts)
 
 
+def _packed_quads(
+    packed: _Packed, groups: Sequence[RigidGroup], active: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_quads`` read off the packed points when every group is whole squares (as markers are)."""
+    if not np.all(packed.sizes % 4 == 0):
+        return _quads(groups, active)
+    weights = np.repeat(packed.group_weight, packed.sizes // 4)
+    return packed.image.reshape(-1, 4, 2), packed.local.reshape(-1, 4, 2), weights
+
+
 def _quad_areas(q: np.ndarray) -> np.ndarray:
     x, y = q[..., 0], q[..., 1]
-    return 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - y * np.roll(x, -1, axis=1), axis=1))
+    nx, ny = x[:, [1, 2, 3, 0]], y[:, [1, 2, 3, 0]]
+    return 0.5 * np.abs(np.sum(x * ny - y * nx, axis=1))
 
 
 def initial_homography(groups: Sequence[RigidGroup], active: Sequence[int]) -> np.ndarray | None:
@@ -177,14 +251,22 @@ def initial_homography(groups: Sequence[RigidGroup], active: Sequence[int]) -> n
     position (it is proportional to the vanishing line's value there); after removing the
     perspective, every marker's own affine map shares one metric part M (M^T M averaged).
     """
-    img, loc, wts = _quads(groups, active)
+    return _initial(_quads(groups, active), groups, active)
+
+
+def _initial(
+    quads: tuple[np.ndarray, np.ndarray, np.ndarray], groups: Sequence[RigidGroup], active: Sequence[int]
+) -> np.ndarray | None:
+    """``initial_homography`` from the active groups' marker squares (``_quads``)."""
+    img, loc, wts = quads
     if len(img) == 0:
         return None
     ai, al = _quad_areas(img), _quad_areas(loc)
     ok = (ai > 0) & (al > 0)
-    if not ok.any():
-        return None
-    img, loc, wts, ai, al = img[ok], loc[ok], wts[ok], ai[ok], al[ok]
+    if not ok.all():
+        if not ok.any():
+            return None
+        img, loc, wts, ai, al = img[ok], loc[ok], wts[ok], ai[ok], al[ok]
     centres = img.mean(axis=1)
     rhs = (ai / al) ** (1 / 3)
     norm = _normaliser(centres) if len(centres) > 1 else np.eye(3)
@@ -240,31 +322,37 @@ def _frame(h: np.ndarray, groups: Sequence[RigidGroup], active: Sequence[int]) -
 
 def refine(h: np.ndarray, groups: Sequence[RigidGroup], active: Sequence[int], iterations: int) -> np.ndarray:
     """Levenberg-Marquardt on the homography's 8 entries; group poses are solved in closed form."""
-    packed = _Packed(groups, active)
+    return _refine(h, _Packed(groups, active), groups, active, iterations)
+
+
+def _refine(
+    h: np.ndarray, packed: _Packed, groups: Sequence[RigidGroup], active: Sequence[int], iterations: int
+) -> np.ndarray:
+    """``refine`` on groups already packed; the forward-difference Jacobian's 8 perturbed
+    homographies are evaluated in one batched residual call."""
     tn = _normaliser(packed.image)
     tn_inv = np.linalg.inv(tn)
     hn = h @ tn_inv
     x = (hn / hn[2, 2]).ravel()[:8]
+    ones = np.ones((8, 1))
 
     def hom(v: np.ndarray) -> np.ndarray:
-        return np.append(v, 1.0).reshape(3, 3) @ tn
+        """(k, 8) normalised entries -> (k, 3, 3) homographies of image pixels."""
+        return np.concatenate([v, ones[: len(v)]], axis=1).reshape(-1, 3, 3) @ tn
 
-    r = packed.residuals(hom(x))
+    r = packed.residuals_many(hom(x[None]))[0]
     cost = float(r @ r)
     lam = 1e-3
     for _ in range(iterations):
-        jac = np.empty((len(r), 8))
-        for k in range(8):
-            step = 1e-6 * max(1.0, abs(x[k]))
-            xk = x.copy()
-            xk[k] += step
-            jac[:, k] = (packed.residuals(hom(xk)) - r) / step
+        steps = 1e-6 * np.maximum(1.0, np.abs(x))
+        moved = packed.residuals_many(hom(x + np.diag(steps)))
+        jac = np.ascontiguousarray(((moved - r) / steps[:, None]).T)
         jtj, jtr = jac.T @ jac, jac.T @ r
         improved = False
         for _ in range(8):
             dx = np.linalg.solve(jtj + lam * np.diag(np.diag(jtj) + 1e-12), -jtr)
             xn = x + dx
-            rn = packed.residuals(hom(xn))
+            rn = packed.residuals_many(hom(xn[None]))[0]
             cn = float(rn @ rn)
             if np.isfinite(cn) and cn < cost:
                 x, r, lam = xn, rn, lam * 0.3
@@ -274,7 +362,7 @@ def refine(h: np.ndarray, groups: Sequence[RigidGroup], active: Sequence[int], i
             lam *= 10
         if not improved:
             break
-    return _frame(hom(x), groups, active)
+    return _frame(hom(x[None])[0], groups, active)
 
 
 def fit_plane(
@@ -289,18 +377,20 @@ def fit_plane(
     read a few more tags), used instead of the closed-form start for the first round."""
     if not groups:
         return None
-    order = sorted(
-        range(len(groups)),
-        key=lambda i: -float(np.ptp(groups[i].image, axis=0).prod()) * groups[i].weight,
-    )
+    everything = _Packed(groups, range(len(groups)))
+    order = _by_size(everything)
     active = order
     h: np.ndarray | None = None
     for round_ in range(4):
-        h0 = start if round_ == 0 and start is not None else initial_homography(groups, active)
+        packed = _Packed(groups, active)
+        if round_ == 0 and start is not None:
+            h0 = start
+        else:
+            h0 = _initial(_packed_quads(packed, groups, active), groups, active)
         if h0 is None:
             return None
-        h = refine(h0, groups, active, iterations)
-        res = _Packed(groups, active).group_rms(h)
+        h = _refine(h0, packed, groups, active, iterations)
+        res = packed.group_rms(h)
         limit = max(outlier_mm, 3.0 * float(np.median(res)))
         keep = [i for i, r in zip(active, res) if r <= limit]
         if len(keep) == len(active) or not keep:
@@ -308,27 +398,48 @@ def fit_plane(
         active = keep
     if h is None:
         return None
-    res_all = _Packed(groups, range(len(groups))).group_rms(h)
-    limit = max(outlier_mm, 3.0 * float(np.median(res_all[active])))
-    inliers = tuple(int(i) for i in np.nonzero(res_all <= limit)[0])
-    outliers = tuple(i for i in range(len(groups)) if i not in inliers)
-    packed = _Packed(groups, inliers) if inliers else None
-    rms = float(np.sqrt(np.mean((packed.residuals(h) / np.repeat(packed.weight, 2)) ** 2) * 2)) if packed else float("inf")
-    residuals = tuple(float(v) for v in res_all)
-    return Plane(h, rms, inliers, outliers, residuals)
+    return _judged(h, everything, groups, outlier_mm, active)
+
+
+def _by_size(packed: _Packed) -> list[int]:
+    """Group indices, the largest in the image (bounding box, times trust) first: the first
+    one frames the table."""
+    if not packed.sizes.all():
+        raise ValueError("a rigid group without points")
+    starts = np.concatenate([[0], np.cumsum(packed.sizes)[:-1]])
+    span = np.maximum.reduceat(packed.image, starts) - np.minimum.reduceat(packed.image, starts)
+    keys = (-(span[:, 0] * span[:, 1]) * packed.group_weight).tolist()
+    return sorted(range(packed.n), key=keys.__getitem__)
 
 
 def extended(plane: Plane, groups: Sequence[RigidGroup], *, outlier_mm: float = 2.0) -> Plane:
     """The same plane judged against a longer list of groups (a last look read a few more
     tags on it): each group's residual and whether it is an inlier, without a refit."""
-    h = plane.homography
-    res_all = _Packed(groups, range(len(groups))).group_rms(h)
-    limit = max(outlier_mm, 3.0 * float(np.median(res_all)))
-    inliers = tuple(int(i) for i in np.nonzero(res_all <= limit)[0])
-    outliers = tuple(i for i in range(len(groups)) if i not in inliers)
-    packed = _Packed(groups, inliers) if inliers else None
-    rms = float(np.sqrt(np.mean((packed.residuals(h) / np.repeat(packed.weight, 2)) ** 2) * 2)) if packed else float("inf")
-    return Plane(h, rms, inliers, outliers, tuple(float(v) for v in res_all))
+    return _judged(plane.homography, _Packed(groups, range(len(groups))), groups, outlier_mm, None)
+
+
+def _judged(
+    h: np.ndarray, everything: _Packed, groups: Sequence[RigidGroup], outlier_mm: float, among: Sequence[int] | None
+) -> Plane:
+    """Every group's residual on the plane h (``everything``: all groups packed in order) and
+    the inliers: within ``outlier_mm`` or three times the median residual of the groups
+    ``among`` (all when None)."""
+    r = everything.residuals(h)
+    res_all = everything._rms(r)
+    limit = max(outlier_mm, 3.0 * float(np.median(res_all if among is None else res_all[among])))
+    inside = res_all <= limit
+    inliers = tuple(np.flatnonzero(inside).tolist())
+    outliers = tuple(np.flatnonzero(~inside).tolist())
+    if not inliers:
+        rms = float("inf")
+    else:
+        if len(inliers) < len(groups):
+            part = _Packed(groups, inliers)
+            r = part.residuals(h)
+        else:
+            part = everything
+        rms = float(np.sqrt(np.mean((r.reshape(-1, 2) / part.weight[:, None]).ravel() ** 2) * 2))
+    return Plane(h, rms, inliers, outliers, tuple(res_all.tolist()))
 
 
 def square(size_mm: float) -> np.ndarray:

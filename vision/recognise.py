@@ -49,7 +49,7 @@ from .layouts import (
     outline_probe,
 )
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
-from .plane import Plane, RigidGroup, apply_homography, extended, fit_plane, rigid_fit
+from .plane import Plane, RigidGroup, apply_homography, extended, fit_plane
 from .rescue import rescue_tags
 from .soft import SAME_SIZE, Site, SoftConfig, distinct_sizes, read_sites, tag_pools
 
@@ -243,13 +243,39 @@ def _groups(sightings: Sequence[Sighting]) -> list[RigidGroup]:
     return out
 
 
-def _locate(s: Sighting, plane: Plane, residual: float) -> Located:
-    img = np.vstack([d.corners for d in s.detections])
-    local = np.vstack([m.face_corners() for m in s.marks])
-    r, t = rigid_fit(local, plane.to_table(img))
-    m = np.eye(3)
-    m[:2, :2], m[:2, 2] = r, t
-    return Located(s.component, s.payload, m, s.image_outline(), s.source, residual)
+def _locate_all(sightings: Sequence[Sighting], plane: Plane, residuals: Sequence[float]) -> list[Located]:
+    """Each sighting's face on the table: the rigid placement of its printed marker corners
+    that best fits their table positions (closed form, every sighting at once: this runs on
+    every frame for every component)."""
+    if not sightings:
+        return []
+    img = np.vstack([d.corners for s in sightings for d in s.detections])
+    local = np.vstack([m.face_corners() for s in sightings for m in s.marks])
+    group = np.repeat(np.arange(len(sightings)), [4 * len(s.detections) for s in sightings])
+    target = plane.to_table(img)
+    count = np.bincount(group).astype(float)
+
+    def mean(p: np.ndarray) -> np.ndarray:
+        return np.stack([np.bincount(group, p[:, k]) / count for k in range(2)], axis=1)
+
+    lm, tm = mean(local), mean(target)
+    lc, tc = local - lm[group], target - tm[group]
+    cross = np.bincount(group, lc[:, 0] * tc[:, 1] - lc[:, 1] * tc[:, 0])
+    dot = np.bincount(group, lc[:, 0] * tc[:, 0] + lc[:, 1] * tc[:, 1])
+    a = np.arctan2(cross, dot)
+    c, s = np.cos(a), np.sin(a)
+    m = np.zeros((len(sightings), 3, 3))
+    m[:, 0, 0], m[:, 0, 1], m[:, 1, 0], m[:, 1, 1], m[:, 2, 2] = c, -s, s, c, 1.0
+    m[:, 0, 2] = tm[:, 0] - (c * lm[:, 0] - s * lm[:, 1])
+    m[:, 1, 2] = tm[:, 1] - (s * lm[:, 0] + c * lm[:, 1])
+    size = np.array([s.component.size_mm for s in sightings], float)
+    w, h = size[:, 0], size[:, 1]
+    z = np.zeros_like(w)
+    face = np.stack([np.stack([z, z], 1), np.stack([w, z], 1), np.stack([w, h], 1), np.stack([z, h], 1)], axis=1)
+    q = np.einsum("kij,knj->kni", np.stack([s.face_to_image for s in sightings]), np.concatenate([face, np.ones((len(w), 4, 1))], axis=2))
+    outlines = q[..., :2] / q[..., 2:3]
+    return [Located(s.component, s.payload, m[k], outlines[k], s.source, float(r))
+            for k, (s, r) in enumerate(zip(sightings, residuals))]
 
 
 def _unreadable(
@@ -362,13 +388,24 @@ def _validated(state: BoardState, placed: list[Placed], problems: list[Problem])
     return state, placed
 
 
+@dataclass(frozen=True, slots=True)
+class TextureProbe:
+    """A photo's texture probe: one polygon's texture when called, or many at once (a layout
+    probing a grid's cells pays one warp and one gradient pass for all of them)."""
+
+    many: Callable[[Sequence[np.ndarray]], list[float]]
+
+    def __call__(self, polygon_mm: np.ndarray) -> float:
+        return self.many([polygon_mm])[0]
+
+
 def _texture_probe(
     gray: np.ndarray,
     plane: Plane,
     explained: Sequence[np.ndarray] = (),
     located: Sequence[Located] = (),
     memo: dict[bytes, float] | None = None,
-) -> Callable[[np.ndarray], float]:
+) -> TextureProbe:
     """Mean gradient magnitude of the photo inside a table polygon (rectified to 24 x 24 px);
     0 where it cannot look: a corner outside the photo, or a marker already accounted for (a
     foreign code, a duplicate) inside. A polygon centred off every located face does not count
@@ -437,33 +474,58 @@ def _texture_probe(
             cv2.fillConvexPoly(mask, f, 1)
         grad[mask > 0] = 0.0
 
-    def texture(polygon_mm: np.ndarray) -> float:
-        poly = np.ascontiguousarray(np.asarray(polygon_mm, float)[:4])
-        quad = cv2.perspectiveTransform(poly.reshape(1, -1, 2), to_image).reshape(-1, 2).astype(np.float32)
-        flat = quad.ravel().tolist()
-        box = (min(flat[0::2]), min(flat[1::2]), max(flat[0::2]), max(flat[1::2]))
-        if box[0] < 0 or box[1] < 0 or box[2] >= width or box[3] >= height:
-            return 0.0
-        if len(known) and covers_known(quad, box):
-            return 0.0
-        centre, near, d2 = nearby(poly)
-        key = b""
-        if memo is not None:  # the value depends on the plane, the polygon and the faces near it
-            key = b"".join([to_image.tobytes(), poly.tobytes(), *sorted(f.tobytes() for f in faces[near])])
-            if key in memo:
-                return memo[key]
-        m = cv2.getPerspectiveTransform(quad, square)
-        patch = cv2.warpPerspective(gray, m, (size, size), flags=cv2.INTER_AREA).astype(np.float32)
-        grad = np.abs(cv2.Sobel(patch, cv2.CV_32F, 1, 0))
-        grad += np.abs(cv2.Sobel(patch, cv2.CV_32F, 0, 1))
-        if len(faces):
-            masked(grad, poly, centre, near, d2)
-        value = float(grad.sum() / grad.size)  # the mean, without np.mean's overhead
-        if memo is not None:
-            memo[key] = value
-        return value
+    grid = np.stack(np.meshgrid(np.arange(size, dtype=float), np.arange(size, dtype=float)), axis=-1).reshape(-1, 2)
+    grid_h = np.c_[grid, np.ones(len(grid))]
 
-    return texture
+    def sampled(quads: np.ndarray) -> np.ndarray:
+        """The (k, size, size) gradient magnitudes of k image quads, each warped to the patch
+        square as warpPerspective would (bilinear): one remap and one Sobel pass for all."""
+        k = len(quads)
+        back = np.stack([cv2.getPerspectiveTransform(square, q) for q in quads])
+        pts = np.matmul(grid_h, back.transpose(0, 2, 1))
+        maps = (pts[..., :2] / pts[..., 2:3]).astype(np.float32).reshape(k * size, size, 2)
+        patches = cv2.remap(gray, maps, None, cv2.INTER_LINEAR).astype(np.float32).reshape(k, size, size)
+        # Each patch padded as Sobel pads one image (reflect 101), then all stacked: the
+        # borders between them never mix two patches.
+        tall = np.pad(patches, ((0, 0), (1, 1), (1, 1)), mode="reflect").reshape(k * (size + 2), size + 2)
+        grad = np.abs(cv2.Sobel(tall, cv2.CV_32F, 1, 0))
+        grad += np.abs(cv2.Sobel(tall, cv2.CV_32F, 0, 1))
+        return grad.reshape(k, size + 2, size + 2)[:, 1:-1, 1:-1]
+
+    def many(polygons_mm: Sequence[np.ndarray]) -> list[float]:
+        """The texture of each polygon, the patches of all of them sampled at once."""
+        values = [0.0] * len(polygons_mm)
+        if not len(polygons_mm):
+            return values
+        polys = np.ascontiguousarray(np.stack([np.asarray(p, float)[:4] for p in polygons_mm]))
+        quads = cv2.perspectiveTransform(polys.reshape(1, -1, 2), to_image).reshape(-1, 4, 2).astype(np.float32)
+        lo, hi = quads.min(axis=1), quads.max(axis=1)
+        inside = (lo >= 0).all(axis=1) & (hi[:, 0] < width) & (hi[:, 1] < height)
+        todo: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, bytes]] = []
+        for i in np.flatnonzero(inside).tolist():
+            quad, poly = quads[i], polys[i]
+            if len(known) and covers_known(quad, (float(lo[i, 0]), float(lo[i, 1]), float(hi[i, 0]), float(hi[i, 1]))):
+                continue
+            centre, near, d2 = nearby(poly)
+            key = b""
+            if memo is not None:  # the value depends on the plane, the polygon and the faces near it
+                key = b"".join([to_image.tobytes(), poly.tobytes(), *sorted(f.tobytes() for f in faces[near])])
+                if key in memo:
+                    values[i] = memo[key]
+                    continue
+            todo.append((i, centre, near, d2, key))
+        if not todo:
+            return values
+        grads = sampled(quads[[t[0] for t in todo]])
+        for (i, centre, near, d2, key), grad in zip(todo, grads):
+            if len(faces):
+                masked(grad, polys[i], centre, near, d2)
+            values[i] = float(grad.sum() / grad.size)  # the mean, without np.mean's overhead
+            if memo is not None:
+                memo[key] = values[i]
+        return values
+
+    return TextureProbe(many)
 
 
 def _explained(ident: Identified) -> list[np.ndarray]:
@@ -492,9 +554,10 @@ def _on_plane(
     if plane is None:
         return None, located, problems
     inliers = set(plane.inliers)
+    kept = [i for i in range(len(ident.sightings)) if i in inliers]
+    located = _locate_all([ident.sightings[i] for i in kept], plane, [plane.residuals_mm[i] for i in kept])
     for i, s in enumerate(ident.sightings):
         if i in inliers:
-            located.append(_locate(s, plane, plane.residuals_mm[i]))
             continue
         centre = s.image_centre()
         problems.append(

@@ -426,6 +426,22 @@ def _distinct(hits: list[_Hit]) -> list[_Hit]:
     return kept
 
 
+def unique_sites(sites: Iterable[Site]) -> list[Site]:
+    """Each place searched once per size: a place asked for twice (a cell both faint and
+    beside an unread marker, two sources naming one space) keeps its widest search."""
+    kept: dict[tuple[float, float, float, float | None], Site] = {}
+    for site in sites:
+        key = (round(site.centre_mm[0], 1), round(site.centre_mm[1], 1), site.tag_mm, site.angle_deg)
+        if key not in kept or _breadth(site) > _breadth(kept[key]):
+            kept[key] = site
+    return list(kept.values())
+
+
+def _breadth(site: Site) -> tuple[float, bool]:
+    """How widely a site is searched: its reach, then whether every turn is tried."""
+    return site.reach_mm or 0.4 * site.tag_mm, site.turn_hint_deg is None
+
+
 def read_sites(
     gray: np.ndarray,
     plane: Plane,
@@ -445,7 +461,7 @@ def read_sites(
     if not np.all(np.isfinite(to_image)):
         return []
     hits: list[_Hit] = []
-    for site in sites:
+    for site in unique_sites(sites):
         pool = pool_near(pools, site.tag_mm)
         if not pool or not np.all(np.isfinite(site.centre_mm)):
             continue

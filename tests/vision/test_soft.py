@@ -220,3 +220,29 @@ def test_a_site_asked_to_search_absurdly_far_is_bounded_and_still_reads_its_tag(
     plane = Plane(np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]), 0.0, (), ())
     found = read_sites(frame, plane, [Site((60.0, 50.0), TAG_MM, 1e9)], {TAG_MM: POOL}, set(POOL))
     assert [d.tag_id for d in found] == [123]
+
+
+def test_a_place_asked_for_twice_is_searched_once_at_its_widest() -> None:
+    from vision.soft import unique_sites
+
+    narrow = Site((60.0, 50.0), TAG_MM, 4.0, turn_hint_deg=10.0)
+    wide = Site((60.0, 50.0), TAG_MM, 9.0, turn_hint_deg=10.0)
+    any_turn = Site((60.0, 50.0), TAG_MM, 9.0)
+    other_size = Site((60.0, 50.0), 2 * TAG_MM, 4.0)
+    assert unique_sites([narrow, wide, other_size]) == [wide, other_size]
+    assert unique_sites([wide, any_turn]) == [any_turn]
+    assert unique_sites([narrow, Site((75.0, 50.0), TAG_MM, 4.0)]) == [narrow, Site((75.0, 50.0), TAG_MM, 4.0)]
+
+
+def test_duplicated_sites_cost_one_search_and_still_give_the_tag(monkeypatch) -> None:  # noqa: ANN001
+    import vision.soft as soft
+
+    frame, _ = _frame(123, 0, blur=6.5)
+    plane = Plane(np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]), 0.0, (), ())
+    calls = []
+    real = soft._found
+    monkeypatch.setattr(soft, "_found", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    site = Site((62.0, 47.0), TAG_MM, 8.0)
+    found = read_sites(frame, plane, [site, site, site], {TAG_MM: POOL}, set(POOL))
+    assert [d.tag_id for d in found] == [123]
+    assert calls == [site]

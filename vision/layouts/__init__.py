@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -61,15 +61,14 @@ class Located:
     """Which markers located it: ``tag``, ``qr``, ``qr+tag``, ``anchor+tag``..."""
     residual_mm: float = 0.0
     """How far its markers sit from their printed shape on the fitted plane."""
+    _from_table: np.ndarray | None = field(default=None, init=False, repr=False)
+    """The inverse pose, kept once asked for: layouts map many table points onto a face."""
 
     @property
     def centre_mm(self) -> tuple[float, float]:
         w, h = self.component.size_mm
-        m = self.face_to_table
-        return (
-            float(m[0, 0] * w / 2 + m[0, 1] * h / 2 + m[0, 2]),
-            float(m[1, 0] * w / 2 + m[1, 1] * h / 2 + m[1, 2]),
-        )
+        (m00, m01, m02), (m10, m11, m12) = self.face_to_table[:2].tolist()  # plain floats: asked for often
+        return float(m00 * w / 2 + m01 * h / 2 + m02), float(m10 * w / 2 + m11 * h / 2 + m12)
 
     @property
     def angle_deg(self) -> float:
@@ -87,7 +86,11 @@ class Located:
 
     def to_face(self, table_xy: np.ndarray) -> np.ndarray:
         """Table millimetres -> this component's upright face millimetres."""
-        return apply_homography(np.linalg.inv(self.face_to_table), np.asarray(table_xy, float))
+        inverse = self._from_table
+        if inverse is None:
+            inverse = np.linalg.inv(self.face_to_table)
+            object.__setattr__(self, "_from_table", inverse)  # a cache of the fixed pose, not a change
+        return apply_homography(inverse, np.asarray(table_xy, float))
 
     def turns_from(self, reference_deg: float) -> tuple[int, float]:
         """Clockwise quarter turns relative to a reference angle, and the error in degrees."""
@@ -331,6 +334,21 @@ def cell_polygon(frame: tuple[np.ndarray, float, float], cell: tuple[int, int], 
     return np.array([[(c * dx - s * dy) + x, (s * dx + c * dy) + y] for dx, dy in ((-w, -h), (w, -h), (w, h), (-w, h))])
 
 
+def cell_polygons(
+    frame: tuple[np.ndarray, float, float], cells: Sequence[tuple[int, int]], half_mm: tuple[float, float]
+) -> np.ndarray:
+    """(n, 4, 2) ``cell_polygon`` of many cells, in a few array operations (the same numbers)."""
+    origin, angle, pitch = frame
+    a = math.radians(angle)
+    c, s = math.cos(a), math.sin(a)
+    v = np.array(cells, float).reshape(-1, 2) * pitch
+    x = float(origin[0]) + (c * v[:, 0] - s * v[:, 1])
+    y = float(origin[1]) + (s * v[:, 0] + c * v[:, 1])
+    w, h = half_mm
+    d = np.array([(-w, -h), (w, -h), (w, h), (-w, h)], float)
+    return np.stack([(c * d[:, 0] - s * d[:, 1]) + x[:, None], (s * d[:, 0] + c * d[:, 1]) + y[:, None]], axis=2)
+
+
 #: Outline probe: how far a face's side may lie from where its grid neighbours put it (their
 #: own placement, the grid's fit, the lens) and how far it may turn (degrees), in mm.
 OUTLINE_SHIFT_MM = 10.0
@@ -346,25 +364,80 @@ _OUTLINE_GUARD_MM = (2.0, 6.0)
 """Either side of an edge the colour is averaged from 2 to 6 mm away (the blurred edge itself left out)."""
 
 
-def outline_probe(image: np.ndarray, homography: np.ndarray) -> Callable[[np.ndarray], tuple[float, ...]]:
+#: Fewest pieces of a side the photo must show for its step to count.
+_OUTLINE_MIN_PIECES = 4
+_OUTLINE_SHIFTS_MM = np.arange(-OUTLINE_SHIFT_MM, OUTLINE_SHIFT_MM + 0.5, 1.0)
+_OUTLINE_SLOPES = np.tan(np.radians(OUTLINE_TILTS_DEG))
+_OUTLINE_MAX_SLOPE = float(np.abs(_OUTLINE_SLOPES).max())
+_OUTLINE_PIECE_CENTRES = (np.arange(OUTLINE_PIECES) + 0.5) / OUTLINE_PIECES - 0.5
+"""Where each piece's middle lies along a side, in spans from the side's middle."""
+_OUTLINE_GUARDS = np.array([-_OUTLINE_GUARD_MM[1], -_OUTLINE_GUARD_MM[0], _OUTLINE_GUARD_MM[0], _OUTLINE_GUARD_MM[1]])[
+    :, None, None, None, None]
+"""Rows 6 and 2 mm inside, 2 and 6 mm outside an edge: (guard, band, tilt, shift, piece) once broadcast."""
+
+
+def outline_probe(image: np.ndarray, homography: np.ndarray) -> OutlineProbe:
     """A probe of a photo (BGR or grey) on its table plane (``homography``: image px -> table mm).
     Given a table rectangle (4 corners, clockwise as ``cell_polygon`` gives them) it tells, per
     side (corner k to k+1), how strongly the colour steps across a line near that side, the same
     way along all of it: where the grid expects a face, a face lying there shows its outline,
     while a sheet of notes, a phone or a code beside the grid has its edges elsewhere and at
     another angle. NaN where the photo does not show the side."""
-    to_image = np.linalg.inv(homography)
-    height, width = image.shape[:2]
-    res = _OUTLINE_PX_PER_MM
-    g0, g1 = _OUTLINE_GUARD_MM
-    shifts = np.arange(-OUTLINE_SHIFT_MM, OUTLINE_SHIFT_MM + 0.5, 1.0)
-    slopes = np.tan(np.radians(OUTLINE_TILTS_DEG))
+    return OutlineProbe(image, np.linalg.inv(homography))
 
-    def side_step(a: np.ndarray, b: np.ndarray, outward: np.ndarray) -> float:
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Band:
+    """A strip along one side of a rectangle, rectified at ``_OUTLINE_PX_PER_MM`` and cut at
+    ``cuts`` into ``OUTLINE_PIECES`` along it; ``seen`` marks the pieces the photo shows whole."""
+
+    pixels: np.ndarray | None
+    """(across, along, channels); None when too little of it is in the photo to count."""
+    cuts: np.ndarray
+    seen: np.ndarray
+    margin: float
+    span: float
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class OutlineProbe:
+    """The outline probe of one photo (see ``outline_probe``): called with a table rectangle it
+    measures all four sides; ``steps`` measures only the sides asked for (a side against a read
+    neighbour says nothing), all of them in one batch of array operations."""
+
+    image: np.ndarray
+    to_image: np.ndarray
+    """3x3 table mm -> image px."""
+
+    def __call__(self, corners_mm: np.ndarray) -> tuple[float, ...]:
+        return self.steps(corners_mm, range(4))
+
+    def steps(self, corners_mm: np.ndarray, sides: Iterable[int]) -> tuple[float, ...]:
+        """Colour step across each side of a table rectangle among ``sides`` (NaN elsewhere, and
+        where the photo does not show the side)."""
+        q = np.asarray(corners_mm, float)[:4]
+        centre = q.mean(axis=0)
+        out = [math.nan] * 4
+        wanted = sorted(set(sides))
+        bands: list[_Band] = []
+        for k in wanted:
+            a, b = q[k], q[(k + 1) % 4]
+            mid = (a + b) / 2 - centre
+            normal = np.array([-(b - a)[1], (b - a)[0]])
+            normal /= np.hypot(*normal)
+            bands.append(self._band(a, b, normal if normal @ mid > 0 else -normal))
+        for k, v in zip(wanted, _band_steps(bands)):
+            out[k] = v
+        return tuple(out)
+
+    def _band(self, a: np.ndarray, b: np.ndarray, outward: np.ndarray) -> _Band:
+        """The strip along side a -> b, ``outward`` pointing away from the rectangle."""
+        res = _OUTLINE_PX_PER_MM
+        height, width = self.image.shape[:2]
         length = float(np.hypot(*(b - a)))
         along = (b - a) / length
         t0, span = 0.1 * length, 0.8 * length  # corners left out: a neighbour's corner may touch them
-        margin = OUTLINE_SHIFT_MM + g1 + float(np.abs(slopes).max()) * span / 2 + 1.0
+        margin = OUTLINE_SHIFT_MM + _OUTLINE_GUARD_MM[1] + _OUTLINE_MAX_SLOPE * span / 2 + 1.0
         n_along, n_across = max(OUTLINE_PIECES, int(span * res)), int(2 * margin * res)
         # Band pixel (i along, j across) -> table mm -> image px.
         band_to_table = np.array([
@@ -372,46 +445,59 @@ def outline_probe(image: np.ndarray, homography: np.ndarray) -> Callable[[np.nda
             [along[1] / res, outward[1] / res, a[1] + along[1] * t0 - outward[1] * margin],
             [0.0, 0.0, 1.0],
         ])
-        m = to_image @ band_to_table
+        m = self.to_image @ band_to_table
         cuts = np.linspace(0, n_along, OUTLINE_PIECES + 1)
-        corners = np.array([[[c, 0.0], [c, n_across]] for c in cuts]).reshape(-1, 2)
-        img = apply_homography(m, corners).reshape(-1, 2, 2)
-        seen = ((img[..., 0] >= 0) & (img[..., 0] < width) & (img[..., 1] >= 0) & (img[..., 1] < height)).all(axis=1)
-        pieces = np.flatnonzero(seen[:-1] & seen[1:])
-        if len(pieces) < 4:
-            return float("nan")
-        band = cv2.warpPerspective(image, m, (n_along, n_across), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        band = band.astype(np.float32).reshape(n_across, n_along, -1)
-        edges = cuts.astype(int)
-        profile = np.stack([band[:, edges[k]:edges[k + 1]].mean(axis=1) for k in pieces])  # (pieces, across, channels)
-        sums = np.concatenate([np.zeros_like(profile[:, :1]), np.cumsum(profile, axis=1)], axis=1)
-        centres = ((pieces + 0.5) / OUTLINE_PIECES - 0.5) * span
-        edge = shifts[None, :, None] + slopes[:, None, None] * centres[None, None, :]  # (tilts, shifts, pieces) mm
-        rows = np.arange(len(pieces))
+        ends = np.zeros((OUTLINE_PIECES + 1, 2, 2))  # each cut's two ends, across the band
+        ends[:, :, 0] = cuts[:, None]
+        ends[:, 1, 1] = n_across
+        img = apply_homography(m, ends.reshape(-1, 2)).reshape(-1, 2, 2)
+        shown = ((img[..., 0] >= 0) & (img[..., 0] < width) & (img[..., 1] >= 0) & (img[..., 1] < height)).all(axis=1)
+        seen = shown[:-1] & shown[1:]
+        pixels = None
+        if np.count_nonzero(seen) >= _OUTLINE_MIN_PIECES:
+            warped = cv2.warpPerspective(self.image, m, (n_along, n_across), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+            pixels = warped.reshape(n_across, n_along, -1)
+        return _Band(pixels, cuts.astype(int), seen, margin, span)
 
-        def mean(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-            i0 = np.clip(np.round((lo + margin) * res).astype(int), 0, n_across)
-            i1 = np.clip(np.round((hi + margin) * res).astype(int), 0, n_across)
-            return (sums[rows, i1] - sums[rows, i0]) / np.maximum(i1 - i0, 1)[..., None]
 
-        step = mean(edge - g1, edge - g0) - mean(edge + g0, edge + g1)  # inside minus outside
-        ordered = np.sort(step, axis=2)  # along the pieces
-        spare = min(OUTLINE_SPARE_PIECES, len(pieces) - 3)
-        return float(max(ordered[:, :, spare].max(), -ordered[:, :, -1 - spare].min(), 0.0))
-
-    def outline(corners_mm: np.ndarray) -> tuple[float, ...]:
-        q = np.asarray(corners_mm, float)[:4]
-        centre = q.mean(axis=0)
-        out = []
-        for k in range(4):
-            a, b = q[k], q[(k + 1) % 4]
-            mid = (a + b) / 2 - centre
-            normal = np.array([-(b - a)[1], (b - a)[0]])
-            normal /= np.hypot(*normal)
-            out.append(side_step(a, b, normal if normal @ mid > 0 else -normal))
-        return tuple(out)
-
-    return outline
+def _band_steps(bands: Sequence[_Band]) -> list[float]:
+    """Per band, the strongest colour step that lies along it, at the same offset and tilt, in
+    all its shown pieces but the spare one: inside minus outside the line, the colour averaged
+    from 2 to 6 mm off it. The bands are stacked (padded with zeros past their own rows) so a
+    rectangle's sides cost a few array operations, not a few dozen each."""
+    out = [math.nan] * len(bands)
+    use = [i for i, band in enumerate(bands) if band.pixels is not None]
+    if not use:
+        return out
+    res = _OUTLINE_PX_PER_MM
+    chosen = [bands[i] for i in use]
+    pixels = [b.pixels for b in chosen if b.pixels is not None]
+    n, pieces, channels = len(chosen), OUTLINE_PIECES, pixels[0].shape[2]
+    n_across = np.array([p.shape[0] for p in pixels])
+    # Per band and piece, each row's colour averaged along the piece, then summed up across the
+    # band: (across + 1, band, piece, channel).
+    sums = np.zeros((int(n_across.max()) + 1, n, pieces, channels), np.float32)
+    for s, (b, p) in enumerate(zip(chosen, pixels)):
+        totals = np.diff(np.diff(cv2.integral(p).take(b.cuts, axis=1), axis=0), axis=1)  # exact integer sums
+        sums[1 : len(totals) + 1, s] = totals.reshape(-1, pieces, channels) / np.diff(b.cuts).astype(np.float32)[:, None]
+    np.cumsum(sums[1:], axis=0, out=sums[1:])
+    margin = np.array([b.margin for b in chosen])[:, None, None, None]
+    centres = _OUTLINE_PIECE_CENTRES[None, :] * np.array([b.span for b in chosen])[:, None]  # (band, piece) mm
+    edge = _OUTLINE_SHIFTS_MM[None, None, :, None] + _OUTLINE_SLOPES[None, :, None, None] * centres[:, None, None, :]
+    rows = np.clip(np.round((edge[None] + _OUTLINE_GUARDS + margin) * res).astype(int), 0, n_across[:, None, None, None])
+    at = (rows * n + np.arange(n)[:, None, None, None]) * pieces + np.arange(pieces)
+    values = sums.reshape(-1, channels).take(at, axis=0)  # (guard, band, tilt, shift, piece, channel)
+    inside = (values[1] - values[0]) / np.maximum(rows[1] - rows[0], 1)[..., None]
+    outside = (values[3] - values[2]) / np.maximum(rows[3] - rows[2], 1)[..., None]
+    step = (inside - outside).transpose(0, 1, 2, 4, 3)  # (band, tilt, shift, channel, piece)
+    seen = np.array([b.seen for b in chosen])
+    if not seen.all():
+        step[~np.broadcast_to(seen[:, None, None, None, :], step.shape)] = np.nan
+    ordered = np.sort(step, axis=-1)  # along the pieces, the unseen ones last
+    for s, (i, shown) in enumerate(zip(use, seen.sum(axis=1).tolist())):
+        spare = min(OUTLINE_SPARE_PIECES, shown - 3)
+        out[i] = max(float(ordered[s, ..., spare].max()), float(-ordered[s, ..., shown - 1 - spare].min()), 0.0)
+    return out
 
 
 def _sides(cell: tuple[int, int]) -> tuple[tuple[int, int], ...]:
@@ -462,8 +548,9 @@ def face_outlined(
     free = [k for k, n in enumerate(_sides(cell)) if n not in occupied]
     if not free:
         return True
+    probe = view.outline
     for corners in _expected_faces(frame, cell, occupied, face_mm):
-        steps = view.outline(corners)
+        steps = probe.steps(corners, free) if isinstance(probe, OutlineProbe) else probe(corners)
         seen = [steps[k] for k in free if not math.isnan(steps[k])]
         if seen and min(seen) > OUTLINE_STEP:
             return True
@@ -483,6 +570,13 @@ class CoveredCells:
     faint: tuple[tuple[int, int], ...] = ()
 
 
+def probe_all(probe: Callable[[np.ndarray], float], polygons: Sequence[np.ndarray]) -> list[float]:
+    """The texture of each polygon: in one go when the probe can (the photo's own probe
+    samples every patch with one warp), else one by one."""
+    many = getattr(probe, "many", None)
+    return list(many(list(polygons))) if many is not None else [probe(p) for p in polygons]
+
+
 def covered_cells(
     view: TableView,
     frame: tuple[np.ndarray, float, float],
@@ -497,31 +591,28 @@ def covered_cells(
     if view.texture is None or not occupied:
         return CoveredCells()
     half = (face_mm[0] * 0.3, face_mm[1] * 0.3)
-
-    def polygon(cell: tuple[int, int]) -> np.ndarray:
-        return cell_polygon(frame, cell, half)
-
+    probe = view.texture
     sample = list(occupied)[:8]
-    faces = [view.texture(polygon(c)) for c in sample]
+    faces = probe_all(probe, cell_polygons(frame, sample, half))
     reference = float(np.median(faces)) if faces else 0.0
     if reference <= 0:
         return CoveredCells()
-    seen: dict[tuple[int, int], float] = {}
-
-    def texture(cell: tuple[int, int]) -> float:
-        if cell not in seen:
-            seen[cell] = view.texture(polygon(cell))  # type: ignore[misc]
-        return seen[cell]
-
     # The read faces set the bar for a busy cell, and the bare table's own texture (from the
     # empty cells around the grid: most hold nothing) may lower it: in a blurred photo the read
     # faces are the sharper ones, and a face blurred past its markers falls far below them
     # while still standing well clear of the table (three times its texture). A faint cell
     # stands only clearly clear of it (twice).
     busy_bar = faint_bar = 0.6 * reference
-    ring = {n for x, y in occupied for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
-            if n not in occupied and not skip(n)}
-    levels = sorted(v for v in (texture(c) for c in sorted(ring)) if v > 0)
+    ring = sorted({n for x, y in occupied for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+                   if n not in occupied and not skip(n)})
+    seen = dict(zip(ring, probe_all(probe, cell_polygons(frame, ring, half))))
+
+    def texture(cell: tuple[int, int]) -> float:
+        if cell not in seen:
+            seen[cell] = probe(cell_polygon(frame, cell, half))
+        return seen[cell]
+
+    levels = sorted(v for v in seen.values() if v > 0)
     if len(levels) >= 4:
         bare = levels[len(levels) // 4]
         busy_bar = min(busy_bar, max(3.0 * bare, bare + 0.3 * (reference - bare)))
@@ -539,7 +630,7 @@ def covered_cells(
                 if cell in taken or cell in found or skip(cell):
                     continue
                 cx, cy = cell
-                around = sum((n in taken) for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)))
+                around = ((cx + 1, cy) in taken) + ((cx - 1, cy) in taken) + ((cx, cy + 1) in taken) + ((cx, cy - 1) in taken)
                 level = texture(cell)
                 if (around >= 2 and level > faint_bar) or (around == 1 and level > 1.5 * faint_bar):
                     found[cell] = around >= 2 and level > busy_bar

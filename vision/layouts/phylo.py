@@ -183,7 +183,7 @@ def read(view: TableView) -> LayoutResult:
         if all(u.cell != cell for u in unknown):
             unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
     confidence = float(np.mean(fits)) if fits else 1.0
-    cells = [u.cell for u in unknown] + [c for c in (*unsure, *covered.faint) if all(u.cell != c for u in unknown)]
+    cells = list(dict.fromkeys([u.cell for u in unknown] + [*unsure, *covered.faint]))
     again = tuple(LookAgain(cell_centre((origin, angle, pitch), cell), card, angle_deg=angle) for cell in cells)  # type: ignore[arg-type]
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
 
