@@ -388,6 +388,19 @@ def _validated(state: BoardState, placed: list[Placed], problems: list[Problem])
     return state, placed
 
 
+_NEXT = [1, 2, 3, 0]
+
+
+def _holds_any(quads: np.ndarray, points: np.ndarray, *, each: bool = False) -> np.ndarray:
+    """Whether each convex quad (k, 4, 2) holds any of the points (n, 2), its border included;
+    with ``each``, the (n, k) table of which point lies in which quad."""
+    edge = quads[:, _NEXT] - quads  # (k, 4, 2)
+    rel = points[:, None, None, :] - quads[None]  # (n, k, 4, 2)
+    cross = edge[None, ..., 0] * rel[..., 1] - edge[None, ..., 1] * rel[..., 0]  # (n, k, 4)
+    inside = (cross >= 0).all(axis=2) | (cross <= 0).all(axis=2)  # (n, k)
+    return inside if each else inside.any(axis=0)
+
+
 @dataclass(frozen=True, slots=True)
 class TextureProbe:
     """A photo's texture probe: one polygon's texture when called, or many at once (a layout
@@ -433,44 +446,15 @@ def _texture_probe(
     size = 24
     square = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
 
-    def covers_known(quad: np.ndarray, box: tuple[float, float, float, float]) -> bool:
-        """Whether a corner of an explained marker lies in the image quad (on its border counts)."""
-        x0, y0, x1, y1 = box
-        kx, ky = known[:, 0], known[:, 1]
-        inside_box = known[(kx >= x0) & (kx <= x1) & (ky >= y0) & (ky <= y1)]
-        contour = quad.reshape(-1, 1, 2)
-        return any(cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0 for x, y in inside_box)
+    face_keys = [f.tobytes() for f in faces]
+    plane_key = to_image.tobytes()
 
-    def nearby(poly: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The polygon's centre, and the located faces that may reach it with their squared distances."""
-        centre = poly.sum(axis=0) * 0.25
-        reach = float(np.sqrt(((poly - centre) ** 2).sum(axis=1).max()))
-        d2 = ((face_centres - centre) ** 2).sum(axis=1)
-        return centre, np.flatnonzero(np.sqrt(d2) < face_reach + reach), d2
-
-    def masked(grad: np.ndarray, poly: np.ndarray, centre: np.ndarray, near: np.ndarray, d2: np.ndarray) -> None:
-        """Zero the parts of a patch that near located faces cover, unless the patch is centred on one."""
-        if not len(near):
-            return
-        cx, cy = centre.tolist()
-        # Nearest first: a polygon centred on a face (a reference) stops at once. A handful of
-        # faces: plain floats beat array calls.
-        for k in near[np.argsort(d2[near], kind="stable")].tolist():
-            (ax, ay), (bx, by), (qx, qy), (dx, dy) = faces[k].tolist()
-            crosses = ((bx - ax) * (cy - ay) - (by - ay) * (cx - ax), (qx - bx) * (cy - by) - (qy - by) * (cx - bx),
-                       (dx - qx) * (cy - qy) - (dy - qy) * (cx - qx), (ax - dx) * (cy - dy) - (ay - dy) * (cx - dx))
-            if all(c >= 0 for c in crosses) or all(c <= 0 for c in crosses):
-                return
-        # Only faces reaching into the polygon's box can cover a part of it (in a grid of
-        # abutting tiles, a cell's central square touches none of its neighbours).
-        lo, hi = poly.min(axis=0), poly.max(axis=0)
-        near = near[(face_lo[near] < hi).all(axis=1) & (face_hi[near] > lo).all(axis=1)]
-        if not len(near):
-            return
+    def masked(grad: np.ndarray, poly: np.ndarray, cover: np.ndarray) -> None:
+        """Zero the parts of a patch that these located faces cover."""
         to_patch = cv2.getPerspectiveTransform(poly.astype(np.float32), square)
         mask = np.zeros((size, size), np.uint8)
-        cover = np.round(cv2.perspectiveTransform(faces[near].reshape(1, -1, 2), to_patch)).astype(np.int32)
-        for f in cover.reshape(-1, 4, 2):
+        corners = np.round(cv2.perspectiveTransform(faces[cover].reshape(1, -1, 2), to_patch)).astype(np.int32)
+        for f in corners.reshape(-1, 4, 2):
             cv2.fillConvexPoly(mask, f, 1)
         grad[mask > 0] = 0.0
 
@@ -487,7 +471,11 @@ def _texture_probe(
         patches = cv2.remap(gray, maps, None, cv2.INTER_LINEAR).astype(np.float32).reshape(k, size, size)
         # Each patch padded as Sobel pads one image (reflect 101), then all stacked: the
         # borders between them never mix two patches.
-        tall = np.pad(patches, ((0, 0), (1, 1), (1, 1)), mode="reflect").reshape(k * (size + 2), size + 2)
+        tall = np.empty((k, size + 2, size + 2), np.float32)
+        tall[:, 1:-1, 1:-1] = patches
+        tall[:, 0, 1:-1], tall[:, -1, 1:-1] = patches[:, 1], patches[:, -2]
+        tall[:, :, 0], tall[:, :, -1] = tall[:, :, 2], tall[:, :, -3]
+        tall = tall.reshape(k * (size + 2), size + 2)
         grad = np.abs(cv2.Sobel(tall, cv2.CV_32F, 1, 0))
         grad += np.abs(cv2.Sobel(tall, cv2.CV_32F, 0, 1))
         return grad.reshape(k, size + 2, size + 2)[:, 1:-1, 1:-1]
@@ -501,25 +489,36 @@ def _texture_probe(
         quads = cv2.perspectiveTransform(polys.reshape(1, -1, 2), to_image).reshape(-1, 4, 2).astype(np.float32)
         lo, hi = quads.min(axis=1), quads.max(axis=1)
         inside = (lo >= 0).all(axis=1) & (hi[:, 0] < width) & (hi[:, 1] < height)
-        todo: list[tuple[int, np.ndarray, np.ndarray, np.ndarray, bytes]] = []
+        if len(known):  # a marker accounted for inside: no looking there (its border counts)
+            inside &= ~_holds_any(quads.astype(float), known.astype(float))
+        if not inside.any():
+            return values
+        # The located faces that may reach each polygon; a polygon centred on one of them (the
+        # reference of a printed face's texture) counts everything, else only the faces
+        # reaching into its box are masked (in a grid of abutting tiles, a cell's central
+        # square touches none of its neighbours).
+        centres = polys.sum(axis=1) * 0.25
+        reach = np.sqrt(((polys - centres[:, None]) ** 2).sum(axis=2).max(axis=1))
+        near = np.sqrt(((centres[:, None] - face_centres[None]) ** 2).sum(axis=2)) < face_reach[None] + reach[:, None]
+        centred = (near & _holds_any(faces, centres, each=True)).any(axis=1) if len(faces) else np.zeros(len(polys), bool)
+        plo, phi = polys.min(axis=1), polys.max(axis=1)
+        cover = near & (face_lo[None] < phi[:, None]).all(axis=2) & (face_hi[None] > plo[:, None]).all(axis=2)
+        cover &= ~centred[:, None]
+        todo: list[tuple[int, bytes]] = []
         for i in np.flatnonzero(inside).tolist():
-            quad, poly = quads[i], polys[i]
-            if len(known) and covers_known(quad, (float(lo[i, 0]), float(lo[i, 1]), float(hi[i, 0]), float(hi[i, 1]))):
-                continue
-            centre, near, d2 = nearby(poly)
             key = b""
             if memo is not None:  # the value depends on the plane, the polygon and the faces near it
-                key = b"".join([to_image.tobytes(), poly.tobytes(), *sorted(f.tobytes() for f in faces[near])])
+                key = b"".join([plane_key, polys[i].tobytes(), *sorted(face_keys[j] for j in np.flatnonzero(near[i]))])
                 if key in memo:
                     values[i] = memo[key]
                     continue
-            todo.append((i, centre, near, d2, key))
+            todo.append((i, key))
         if not todo:
             return values
-        grads = sampled(quads[[t[0] for t in todo]])
-        for (i, centre, near, d2, key), grad in zip(todo, grads):
-            if len(faces):
-                masked(grad, polys[i], centre, near, d2)
+        grads = sampled(quads[[i for i, _ in todo]])
+        for (i, key), grad in zip(todo, grads):
+            if cover[i].any():
+                masked(grad, polys[i], cover[i])
             values[i] = float(grad.sum() / grad.size)  # the mean, without np.mean's overhead
             if memo is not None:
                 memo[key] = values[i]

@@ -71,3 +71,38 @@ def test_a_photo_remembers_its_probes_until_a_face_read_later_lies_near_them() -
     # A face read far away changes nothing here: the remembered value is used.
     far = _texture_probe(_photo(), PLANE, located=[_tile(125.0, 125.0), _tile(400.0, 60.0)], memo=memo)
     assert far(beside) == again(beside) and len(memo) == 2
+
+
+def _one_patch(gray: np.ndarray, polygon_mm: np.ndarray) -> float:
+    """The probe's definition on one polygon, the straightforward way: the polygon's image
+    warped to 24 x 24 px, mean absolute Sobel gradient."""
+    import cv2
+
+    quad = cv2.perspectiveTransform(polygon_mm.reshape(1, -1, 2), np.linalg.inv(PLANE.homography)).reshape(4, 2)
+    square = np.array([[0, 0], [24, 0], [24, 24], [0, 24]], np.float32)
+    patch = cv2.warpPerspective(gray, cv2.getPerspectiveTransform(quad.astype(np.float32), square), (24, 24)).astype(np.float32)
+    return float(np.mean(np.abs(cv2.Sobel(patch, cv2.CV_32F, 1, 0)) + np.abs(cv2.Sobel(patch, cv2.CV_32F, 0, 1))))
+
+
+def test_many_polygons_probed_at_once_give_each_one_its_own_value() -> None:
+    rng = np.random.default_rng(3)
+    gray = np.clip(_photo().astype(float) + rng.normal(0, 12, (600, 800)), 0, 255).astype(np.uint8)
+    foreign = np.array([[340.0, 440.0], [360.0, 440.0], [360.0, 460.0], [340.0, 460.0]])  # image px: (125, 175) mm
+    tile = _tile(60.0, 60.0)
+    probe = _texture_probe(gray, PLANE, [foreign], located=[tile])
+    polygons = [_square(float(x), float(y), float(h)) for x, y, h in rng.uniform((10, 10, 4), (300, 230, 20), (40, 3))]
+    polygons += [_square(-60, 40), _square(125, 175), _square(60, 60), _square(60 + 28, 60)]
+    together = probe.many(polygons)
+    assert together == [probe(p) for p in polygons]
+    assert together[-4] == 0.0 and together[-3] == 0.0  # out of the photo; on the foreign code
+    assert math.isclose(together[-2], _one_patch(gray, polygons[-2]), rel_tol=2e-3)  # centred on the tile: all counts
+    assert together[-1] < 0.75 * _one_patch(gray, polygons[-1])  # half over the tile, centred off it: masked
+    compared = 0
+    for polygon, value in zip(polygons[:40], together[:40]):
+        quad = polygon.mean(axis=0)
+        clear = np.abs(quad - [60.0, 60.0]).max() > 40 + 20 and np.abs(quad - [125.0, 175.0]).max() > 35
+        inside = (polygon.min() > -50) and polygon[:, 0].max() < 350 and polygon[:, 1].max() < 250
+        if clear and inside:
+            assert math.isclose(value, _one_patch(gray, polygon), rel_tol=2e-3)
+            compared += 1
+    assert compared >= 20

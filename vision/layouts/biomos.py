@@ -46,7 +46,7 @@ from scoring import find_game
 from scoring.model import BoardState, Component, Placement, Player
 
 from ..identify import FaceDown
-from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView
+from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView, probe_all
 from .anchored import (
     SPACE_TRUST,
     along,
@@ -427,8 +427,9 @@ def _unread_tokens(view: TableView, holders: list[Located], reference: float) ->
     for h in holders:
         points = free_points(view.game, h.component, TOKEN_PITCH_MM)
         clear = ~_on_faces(tokens, table_points(h, points), TOKEN_CLEAR_MM)
-        levels[id(h)] = [(Spot(h, x, y, h.component.id), texture(square(h, x, y, PROBE_HALF_MM)))
-                         for (x, y), ok in zip(points, clear) if ok]
+        spots = [Spot(h, x, y, h.component.id) for (x, y), ok in zip(points, clear) if ok]
+        values = probe_all(texture, [square(h, s.x_mm, s.y_mm, PROBE_HALF_MM) for s in spots])
+        levels[id(h)] = list(zip(spots, values))
 
     def low(values: list[float]) -> float:
         ordered = sorted(v for v in values if v > 0)
@@ -460,11 +461,9 @@ def _unread_cards(view: TableView, owned: list[Located], reference: float) -> li
                   for x in np.arange(half + 2, w - half - 2 + 1e-6, CARD_PITCH_MM)]
         xys = table_points(board, points)
         free = ~_on_faces(view.located, xys, half)
-        levels = [
-            (Spot(board, x, y, None, half), texture(square(board, x, y, half)))
-            for (x, y), xy, ok in zip(points, xys, free)
-            if ok and not _near_face_down(view, xy, w_card / 2)
-        ]
+        spots = [Spot(board, x, y, None, half) for (x, y), xy, ok in zip(points, xys, free)
+                 if ok and not _near_face_down(view, xy, w_card / 2)]
+        levels = list(zip(spots, probe_all(texture, [square(board, s.x_mm, s.y_mm, half) for s in spots])))
         values = sorted(v for _, v in levels if v > 0)
         if len(values) < 8:
             continue

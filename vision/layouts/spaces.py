@@ -26,7 +26,7 @@ import numpy as np
 from scoring.markers import marker_layout
 from scoring.model import Component
 
-from . import Located, TableView
+from . import Located, TableView, probe_all
 from .anchored import table_points, table_to_face
 
 #: A place counts as occupied when it is at least this busy relative to a read marker...
@@ -163,7 +163,7 @@ def plain_textures(view: TableView, loc: Located, half_mm: float = PROBE_HALF_MM
     """Textures of a face away from its spaces and markers (nothing lies there), in this photo."""
     if view.texture is None:
         return []
-    values = [view.texture(square(loc, x, y, half_mm)) for x, y in plain_points(view.game, loc.component, half_mm)]
+    values = probe_all(view.texture, [square(loc, x, y, half_mm) for x, y in plain_points(view.game, loc.component, half_mm)])
     return [v for v in values if v > 0]
 
 
