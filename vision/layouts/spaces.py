@@ -17,7 +17,7 @@ read markers only when a place's verdict depends on them.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 import cv2
@@ -74,16 +74,25 @@ def remembering(view: TableView) -> TableView:
 
 
 def _remembered(probe: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]:
-    memo: dict[bytes, float] = {}
+    return _Remembered(probe)
 
-    def texture(polygon_mm: np.ndarray) -> float:
-        key = np.ascontiguousarray(polygon_mm, np.float64).tobytes()
-        value = memo.get(key)
-        if value is None:
-            value = memo[key] = probe(polygon_mm)
-        return value
 
-    return texture
+@dataclass(frozen=True)
+class _Remembered:
+    """A texture probe that measures each polygon once, and many at once when its probe can."""
+
+    probe: Callable[[np.ndarray], float]
+    memo: dict[bytes, float] = field(default_factory=dict)
+
+    def __call__(self, polygon_mm: np.ndarray) -> float:
+        return self.many([polygon_mm])[0]
+
+    def many(self, polygons_mm: Sequence[np.ndarray]) -> list[float]:
+        keys = [np.ascontiguousarray(p, np.float64).tobytes() for p in polygons_mm]
+        missing = {k: p for k, p in zip(keys, polygons_mm) if k not in self.memo}
+        if missing:
+            self.memo.update(zip(missing, probe_all(self.probe, list(missing.values()))))
+        return [self.memo[k] for k in keys]
 
 
 def image_point(spot: Spot) -> tuple[float, float]:
@@ -239,22 +248,24 @@ def _looks(view: TableView, spots: Sequence[Spot], others: Sequence[Located], pl
     assert texture is not None
     floor_of = _floors(view, [s.holder for s in spots] + list(others), spots[0].half_mm)
     faces = _faces(view)
-    out: list[tuple[float, float] | None] = []
-    for spot in spots:
-        if covered(faces, spot):
-            out.append(None)  # whatever lies there is hidden under a read component
-            continue
-        floor = floor_of(spot.holder)
-        if floor <= 0:
-            out.append(None)
-            continue
-        v = 0.0
-        for dx, dy in spot.probes:
-            v = max(v, texture(square(spot.holder, spot.x_mm + dx, spot.y_mm + dy, spot.half_mm)))
-            if plain_only and v >= PLAIN_RATIO * floor:
-                break
-        out.append((v, floor))
-    return out
+    floors: dict[int, float] = {}
+    for i, spot in enumerate(spots):
+        if not covered(faces, spot):  # else whatever lies there is hidden under a read component
+            floor = floor_of(spot.holder)
+            if floor > 0:
+                floors[i] = floor
+    # Every place's k-th probe square in one go (a place done once clearly busy, with ``plain_only``).
+    busiest = dict.fromkeys(floors, 0.0)
+    pending = list(floors)
+    for k in range(max((len(spots[i].probes) for i in pending), default=0)):
+        now = [i for i in pending if k < len(spots[i].probes)]
+        squares = [square(spots[i].holder, spots[i].x_mm + spots[i].probes[k][0], spots[i].y_mm + spots[i].probes[k][1],
+                          spots[i].half_mm) for i in now]
+        for i, v in zip(now, probe_all(texture, squares)):
+            busiest[i] = max(busiest[i], v)
+        if plain_only:
+            pending = [i for i in pending if busiest[i] < PLAIN_RATIO * floors[i]]
+    return [(busiest[i], floors[i]) if i in floors else None for i in range(len(spots))]
 
 
 def _verdict(v: float, floor: float, reference: float) -> bool | None:
