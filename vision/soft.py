@@ -72,16 +72,12 @@ class Site:
     """The square's turn when an undecoded quad gave it: no search, only a quick check."""
     turn_hint_deg: float | None = None
     """About how the square is turned (a face square to a known grid): the search tries only
-    turns within ``HINT_SPREAD`` of it, a third of the work."""
+    ``HINT_TURNS`` about it, a third of the work."""
 
 
-#: How far a face square to a grid may be turned off it (degrees), as players lay them.
-HINT_SPREAD = 15.0
-
-
-def _near_turn(deg: float, hint: float | None) -> bool:
-    """Whether a square turned ``deg`` is within HINT_SPREAD of the hint (squares repeat every 90)."""
-    return hint is None or abs((deg - hint + 45.0) % 90.0 - 45.0) <= HINT_SPREAD
+#: The turns (degrees off the hint) the finder tries for a face square to a known grid: players
+#: lay faces up to about 15 degrees off it, and each picture matches squares 5 degrees either side.
+HINT_TURNS = (-10, 0, 10)
 
 
 @cache
@@ -182,27 +178,30 @@ def _templates(ids: tuple[int, ...], kernel: str) -> tuple[np.ndarray, np.ndarra
 @cache
 def _finder_templates(tag_mm: float) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     """Border-and-quiet-zone pictures at the finder's resolution, one per angle, with their masks."""
+    return tuple(_finder_template(tag_mm, deg) for deg in _FIND_ANGLES)
+
+
+@lru_cache(maxsize=512)  # a few sizes x 90 whole degrees, each a few kB
+def _finder_template(tag_mm: float, deg: int) -> tuple[np.ndarray, np.ndarray]:
+    """The border-and-quiet-zone picture of a square turned ``deg``, with its mask."""
     n = int(round(tag_mm * 1.5 * _FIND_PPM)) | 1
     s = tag_mm * _FIND_PPM
     q = s / 8
-    out = []
-    for deg in _FIND_ANGLES:
-        t = np.radians(deg)
-        rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    t = np.radians(deg)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
 
-        def square(half: float) -> np.ndarray:
-            pts = np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ rot.T + n / 2
-            return np.round(pts * 16).astype(np.int32)
+    def square(half: float) -> np.ndarray:
+        pts = np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ rot.T + n / 2
+        return np.round(pts * 16).astype(np.int32)
 
-        img = np.full((n, n), 0.5, np.float32)
-        cv2.fillConvexPoly(img, square(s / 2 + q), 1.0, cv2.LINE_AA, 4)
-        cv2.fillConvexPoly(img, square(s / 2), 0.0, cv2.LINE_AA, 4)
-        cv2.fillConvexPoly(img, square(s / 2 - q), 0.5, cv2.LINE_AA, 4)
-        mask = np.zeros((n, n), np.float32)
-        cv2.fillConvexPoly(mask, square(s / 2 + q), 1.0, cv2.LINE_AA, 4)
-        cv2.fillConvexPoly(mask, square(s / 2 - q), 0.0, cv2.LINE_AA, 4)
-        out.append((cv2.GaussianBlur(img, (0, 0), 1.0), mask))
-    return tuple(out)
+    img = np.full((n, n), 0.5, np.float32)
+    cv2.fillConvexPoly(img, square(s / 2 + q), 1.0, cv2.LINE_AA, 4)
+    cv2.fillConvexPoly(img, square(s / 2), 0.0, cv2.LINE_AA, 4)
+    cv2.fillConvexPoly(img, square(s / 2 - q), 0.5, cv2.LINE_AA, 4)
+    mask = np.zeros((n, n), np.float32)
+    cv2.fillConvexPoly(mask, square(s / 2 + q), 1.0, cv2.LINE_AA, 4)
+    cv2.fillConvexPoly(mask, square(s / 2 - q), 0.0, cv2.LINE_AA, 4)
+    return cv2.GaussianBlur(img, (0, 0), 1.0), mask
 
 
 def _rectified(gray: np.ndarray, to_image: np.ndarray, corners_mm: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -229,8 +228,12 @@ def _find(
     near = np.zeros((0, 2))
     if known_mm is not None and len(known_mm):
         near = known_mm[(np.abs(known_mm[:, 0] - cx) < half + site.tag_mm) & (np.abs(known_mm[:, 1] - cy) < half + site.tag_mm)]
-    turns = [(deg, tpl) for deg, (tpl, _) in zip(_FIND_ANGLES, _finder_templates(site.tag_mm))
-             if tpl.shape[0] <= n and _near_turn(deg, site.turn_hint_deg)]
+    if site.turn_hint_deg is None:
+        turns = [(deg, tpl) for deg, (tpl, _) in zip(_FIND_ANGLES, _finder_templates(site.tag_mm)) if tpl.shape[0] <= n]
+    else:
+        hint = int(round(site.turn_hint_deg))
+        turns = [((hint + d) % 90, tpl) for d in HINT_TURNS
+                 for tpl in (_finder_template(site.tag_mm, (hint + d) % 90)[0],) if tpl.shape[0] <= n]
     if not turns:
         return cx, cy, 0.0, -1.0
     # Every turn's response, then the best turn per position: the known markers are masked
