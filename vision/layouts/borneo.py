@@ -38,7 +38,7 @@ from scoring import find_game
 from scoring.markers import marker_layout
 from scoring.model import BoardState, Placement
 
-from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView
+from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView, probe_all
 from .anchored import (
     EDGE_MM,
     SPACE_TRUST,
@@ -221,15 +221,18 @@ def _band_texture(view: TableView, cards: list[Located], *, inside: bool) -> flo
     """Median texture of a band across the top of the cards' faces (``inside``: the printed top
     band, the reference) or just above their top edges (where the card a fanned card lies on
     shows its top band)."""
+    values = _band_textures(view, cards, inside=inside)
+    return float(np.median(values)) if values else 0.0
+
+
+def _band_textures(view: TableView, cards: list[Located], *, inside: bool) -> list[float]:
+    """Each card's band texture (see ``_band_texture``), all probed at once."""
     if view.texture is None or not cards:
-        return 0.0
-    values = []
-    for card in cards:
-        w, _ = card.component.size_mm
-        y0, y1 = (4.0, 24.0) if inside else (-24.0, -4.0)
-        band = ((0.2 * w, y0), (0.8 * w, y0), (0.8 * w, y1), (0.2 * w, y1))
-        values.append(view.texture(np.array(table_points(card, band))))
-    return float(np.median(values))
+        return []
+    y0, y1 = (4.0, 24.0) if inside else (-24.0, -4.0)
+    bands = [np.array(table_points(card, ((0.2 * w, y0), (0.8 * w, y0), (0.8 * w, y1), (0.2 * w, y1))))
+             for card in cards for w in (card.component.size_mm[0],)]
+    return probe_all(view.texture, bands)
 
 
 def _fanned_on(view: TableView, cards: list[Located], covered_ids: set[str], area: str) -> list[Spot]:
@@ -322,10 +325,12 @@ def read(view: TableView) -> LayoutResult:
         on, found = _stacks(cards)
         problems.extend(found)
         reference = _band_texture(view, cards, inside=True)
+        tops = [c for c in cards if c.component.id not in on] if reference > 0 else []
+        above = dict(zip((c.component.id for c in tops), _band_textures(view, tops, inside=False)))
         for card in cards:
             if on.get(card.component.id) == "":
                 continue
-            if card.component.id not in on and reference > 0 and _band_texture(view, [card], inside=False) > 0.6 * reference:
+            if card.component.id in above and above[card.component.id] > 0.6 * reference:
                 problems.append(Problem("layout/fan_gap", f"{card.component.id} lies fanned below something printed that was not read (a card of the chain?); not placed", (card.component.id,), (card.image_centre,)))
                 unknown.append(Placement("?", EARNED + pid))  # type: ignore[arg-type]
                 continue
