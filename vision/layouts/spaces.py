@@ -134,14 +134,12 @@ def marker_texture(view: TableView, items: Iterable[Located], half_mm: float = P
     0 when none is in view (or the view has no texture probe)."""
     if view.texture is None:
         return 0.0
+    places = [(loc, x, y) for loc in items for x, y, size in marker_boxes(view.game, loc) if size / 2 >= half_mm]
     values: list[float] = []
-    for loc in items:
-        for x, y, size in marker_boxes(view.game, loc):
-            if size / 2 < half_mm or len(values) >= MARKER_SAMPLES:
-                continue
-            v = view.texture(square(loc, x, y, half_mm))
-            if v > 0:
-                values.append(v)
+    # The first MARKER_SAMPLES markers in view, probed a batch at a time (as many as still needed).
+    while places and len(values) < MARKER_SAMPLES:
+        batch, places = places[: MARKER_SAMPLES - len(values)], places[MARKER_SAMPLES - len(values):]
+        values += [v for v in probe_all(view.texture, [square(loc, x, y, half_mm) for loc, x, y in batch]) if v > 0]
     return float(np.median(values)) if values else 0.0
 
 
