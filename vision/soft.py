@@ -228,8 +228,9 @@ def _find(
     near = np.zeros((0, 2))
     if known_mm is not None and len(known_mm):
         near = known_mm[(np.abs(known_mm[:, 0] - cx) < half + site.tag_mm) & (np.abs(known_mm[:, 1] - cy) < half + site.tag_mm)]
-    if site.turn_hint_deg is None:
-        turns = [(deg, tpl) for deg, (tpl, _) in zip(_FIND_ANGLES, _finder_templates(site.tag_mm)) if tpl.shape[0] <= n]
+    if site.turn_hint_deg is None:  # every other angle; the peak's neighbours are tried after
+        turns = [(deg, tpl) for deg, (tpl, _) in zip(_FIND_ANGLES, _finder_templates(site.tag_mm))
+                 if tpl.shape[0] <= n and deg % (2 * _FIND_ANGLES[1]) == 0]
     else:
         hint = int(round(site.turn_hint_deg))
         turns = [((hint + d) % 90, tpl) for d in HINT_TURNS
@@ -250,6 +251,17 @@ def _find(
         cv2.circle(r, (int(round(col)), int(round(row))), int(round(rad)), -1.0, -1)
     _, v, _, loc = cv2.minMaxLoc(r)
     deg = turns[int(which[loc[1], loc[0]])][0]
+    if site.turn_hint_deg is None and v > -1.0:
+        # The angles between: only near the peak, a few pixels either way.
+        m, w = turns[0][1].shape[0], 2
+        x0, y0 = max(loc[0] - w, 0), max(loc[1] - w, 0)
+        window = patch[y0 : loc[1] + w + m, x0 : loc[0] + w + m]
+        for d in (deg - _FIND_ANGLES[1], deg + _FIND_ANGLES[1]):
+            resp = cv2.matchTemplate(window, _finder_template(site.tag_mm, d % 90)[0], cv2.TM_CCOEFF_NORMED)
+            resp = np.nan_to_num(resp, nan=-1.0, posinf=-1.0, neginf=-1.0)
+            _, fv, _, floc = cv2.minMaxLoc(resp)
+            if fv > v:
+                v, deg, loc = fv, d % 90, (x0 + floc[0], y0 + floc[1])
     return cx - half + (loc[0] + t) / _FIND_PPM, cy - half + (loc[1] + t) / _FIND_PPM, float(deg), float(v)
 
 
