@@ -278,20 +278,30 @@ _UNIT_RING = _UNIT[_RING]
 #: The pose search samples every other ring point: half the work, the same optimum.
 _FIT_POINTS = _UNIT_RING[::2]
 _FIT_BORDERS = _unit(_BORDERS[:, ::2])
+_FIXED = {id(p): (p, np.vstack([p.T, np.ones(len(p))])) for p in (_UNIT, _UNIT_RING, _FIT_POINTS)}
+
+
+def _homogeneous(points: np.ndarray) -> np.ndarray:
+    """(3, m) homogeneous columns of sample points (the module's fixed sample sets built once)."""
+    fixed = _FIXED.get(id(points))
+    if fixed is not None and fixed[0] is points:
+        return fixed[1]
+    return np.vstack([np.asarray(points, float).T, np.ones(len(points))])
 
 
 def _ring_values(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, points: np.ndarray = _UNIT_RING) -> np.ndarray:
     """(k, m) grey values of the ring samples (or other ``points``) for k poses (x, y, angle, side) at once."""
+    # Each pose is a similarity from tag units to the table: composed with the plane's map,
+    # one 3 x 3 per pose takes every sample point straight to the image.
     t = np.radians(poses[:, 2])
     c, s = np.cos(t) * poses[:, 3], np.sin(t) * poses[:, 3]
-    u, v = points[:, 0], points[:, 1]
-    x = c[:, None] * u - s[:, None] * v + poses[:, 0:1]
-    y = s[:, None] * u + c[:, None] * v + poses[:, 1:2]
-    h = to_image
-    w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
-    mx = ((h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w).astype(np.float32)
-    my = ((h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w).astype(np.float32)
-    return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    pose = np.zeros((len(poses), 3, 3))
+    pose[:, 0, 0], pose[:, 0, 1], pose[:, 0, 2] = c, -s, poses[:, 0]
+    pose[:, 1, 0], pose[:, 1, 1], pose[:, 1, 2] = s, c, poses[:, 1]
+    pose[:, 2, 2] = 1.0
+    q = np.matmul(to_image @ pose, _homogeneous(points))  # (k, 3, m)
+    maps = (q[:, :2] / q[:, 2:3]).astype(np.float32)
+    return cv2.remap(gray, maps[:, 0], maps[:, 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
 def _best_kernel(values: np.ndarray, borders: np.ndarray = _BORDERS) -> tuple[str, float]:
