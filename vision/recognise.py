@@ -425,7 +425,8 @@ def _texture_probe(
     the parts that located faces cover (a card lying across into a neighbouring cell is read
     already); one centred on a located face (the reference of a printed face's texture) counts
     everything. Layouts probe dozens of polygons per frame: what does not depend on the polygon
-    is computed once here, and each probe keeps to a few array operations. ``memo`` (one per
+    is computed once here, and ``many`` samples a batch of polygons with one remap and one
+    gradient pass (a grid's cells, a board's places). ``memo`` (one per
     photo) keeps each value with everything it depends on (the plane, the polygon, the faces
     near it), so a layout run again after a later look pays only for probes near what it read."""
     to_image = np.linalg.inv(plane.homography)
