@@ -132,6 +132,26 @@ def rigid_fit(local: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.nda
     return r, tc - r @ mc
 
 
+def rigid_fits(local: np.ndarray, target: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """``rigid_fit`` of many point sets at once (``group``: each point's set, 0..n-1, every set
+    non-empty), as (n, 3, 3) transforms taking ``local`` onto ``target``."""
+    count = np.bincount(group).astype(float)
+
+    def mean(p: np.ndarray) -> np.ndarray:
+        return np.stack([np.bincount(group, p[:, k]) / count for k in range(2)], axis=1)
+
+    lm, tm = mean(local), mean(target)
+    lc, tc = local - lm[group], target - tm[group]
+    a = np.arctan2(np.bincount(group, lc[:, 0] * tc[:, 1] - lc[:, 1] * tc[:, 0]),
+                   np.bincount(group, lc[:, 0] * tc[:, 0] + lc[:, 1] * tc[:, 1]))
+    c, s = np.cos(a), np.sin(a)
+    m = np.zeros((len(count), 3, 3))
+    m[:, 0, 0], m[:, 0, 1], m[:, 1, 0], m[:, 1, 1], m[:, 2, 2] = c, -s, s, c, 1.0
+    m[:, 0, 2] = tm[:, 0] - (c * lm[:, 0] - s * lm[:, 1])
+    m[:, 1, 2] = tm[:, 1] - (s * lm[:, 0] + c * lm[:, 1])
+    return m
+
+
 def group_residual(h: np.ndarray, group: RigidGroup) -> float:
     """RMS distance (mm) between a group's mapped points and its best rigid printed shape."""
     mapped = apply_homography(h, group.image)

@@ -49,7 +49,7 @@ from .layouts import (
     outline_probe,
 )
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
-from .plane import Plane, RigidGroup, apply_homography, extended, fit_plane
+from .plane import Plane, RigidGroup, apply_homography, extended, fit_plane, rigid_fits
 from .rescue import rescue_tags
 from .soft import SAME_SIZE, Site, SoftConfig, distinct_sizes, read_sites, tag_pools
 
@@ -252,30 +252,9 @@ def _locate_all(sightings: Sequence[Sighting], plane: Plane, residuals: Sequence
     img = np.vstack([d.corners for s in sightings for d in s.detections])
     local = np.vstack([m.face_corners() for s in sightings for m in s.marks])
     group = np.repeat(np.arange(len(sightings)), [4 * len(s.detections) for s in sightings])
-    target = plane.to_table(img)
-    count = np.bincount(group).astype(float)
-
-    def mean(p: np.ndarray) -> np.ndarray:
-        return np.stack([np.bincount(group, p[:, k]) / count for k in range(2)], axis=1)
-
-    lm, tm = mean(local), mean(target)
-    lc, tc = local - lm[group], target - tm[group]
-    cross = np.bincount(group, lc[:, 0] * tc[:, 1] - lc[:, 1] * tc[:, 0])
-    dot = np.bincount(group, lc[:, 0] * tc[:, 0] + lc[:, 1] * tc[:, 1])
-    a = np.arctan2(cross, dot)
-    c, s = np.cos(a), np.sin(a)
-    m = np.zeros((len(sightings), 3, 3))
-    m[:, 0, 0], m[:, 0, 1], m[:, 1, 0], m[:, 1, 1], m[:, 2, 2] = c, -s, s, c, 1.0
-    m[:, 0, 2] = tm[:, 0] - (c * lm[:, 0] - s * lm[:, 1])
-    m[:, 1, 2] = tm[:, 1] - (s * lm[:, 0] + c * lm[:, 1])
-    size = np.array([s.component.size_mm for s in sightings], float)
-    w, h = size[:, 0], size[:, 1]
-    z = np.zeros_like(w)
-    face = np.stack([np.stack([z, z], 1), np.stack([w, z], 1), np.stack([w, h], 1), np.stack([z, h], 1)], axis=1)
-    q = np.einsum("kij,knj->kni", np.stack([s.face_to_image for s in sightings]), np.concatenate([face, np.ones((len(w), 4, 1))], axis=2))
-    outlines = q[..., :2] / q[..., 2:3]
-    return [Located(s.component, s.payload, m[k], outlines[k], s.source, float(r))
-            for k, (s, r) in enumerate(zip(sightings, residuals))]
+    poses = rigid_fits(local, plane.to_table(img), group)
+    return [Located(s.component, s.payload, pose, s.image_outline(), s.source, float(r))
+            for s, pose, r in zip(sightings, poses, residuals)]
 
 
 def _unreadable(

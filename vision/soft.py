@@ -32,9 +32,11 @@ from .plane import Plane, apply_homography
 _S = 4
 _N = 10
 _SIDE = _N * _S
-#: Finder resolution on the table plane (pixels per millimetre) and its angle steps (degrees).
+#: Finder resolution on the table plane (pixels per millimetre), its angle step (degrees: a
+#: picture matches squares half a step either side) and the angles searched first, every other step.
 _FIND_PPM = 1.0
-_FIND_ANGLES = tuple(range(0, 90, 10))
+_FIND_STEP = 10
+_FIND_COARSE = tuple(range(0, 90, 2 * _FIND_STEP))
 #: The farthest a site is searched from its centre (a finder patch of at most about 0.5 MB).
 _MAX_REACH_MM = 300.0
 
@@ -77,7 +79,7 @@ class Site:
 
 #: The turns (degrees off the hint) the finder tries for a face square to a known grid: players
 #: lay faces up to about 15 degrees off it, and each picture matches squares 5 degrees either side.
-HINT_TURNS = (-10, 0, 10)
+HINT_TURNS = (-_FIND_STEP, 0, _FIND_STEP)
 
 
 @cache
@@ -175,15 +177,9 @@ def _templates(ids: tuple[int, ...], kernel: str) -> tuple[np.ndarray, np.ndarra
     return _unit(np.stack(rows)), np.repeat(np.array(ids), 4)
 
 
-@cache
-def _finder_templates(tag_mm: float) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """Border-and-quiet-zone pictures at the finder's resolution, one per angle, with their masks."""
-    return tuple(_finder_template(tag_mm, deg) for deg in _FIND_ANGLES)
-
-
 @lru_cache(maxsize=512)  # a few sizes x 90 whole degrees, each a few kB
-def _finder_template(tag_mm: float, deg: int) -> tuple[np.ndarray, np.ndarray]:
-    """The border-and-quiet-zone picture of a square turned ``deg``, with its mask."""
+def _finder_template(tag_mm: float, deg: int) -> np.ndarray:
+    """The border-and-quiet-zone picture of a square turned ``deg`` at the finder's resolution."""
     n = int(round(tag_mm * 1.5 * _FIND_PPM)) | 1
     s = tag_mm * _FIND_PPM
     q = s / 8
@@ -198,10 +194,7 @@ def _finder_template(tag_mm: float, deg: int) -> tuple[np.ndarray, np.ndarray]:
     cv2.fillConvexPoly(img, square(s / 2 + q), 1.0, cv2.LINE_AA, 4)
     cv2.fillConvexPoly(img, square(s / 2), 0.0, cv2.LINE_AA, 4)
     cv2.fillConvexPoly(img, square(s / 2 - q), 0.5, cv2.LINE_AA, 4)
-    mask = np.zeros((n, n), np.float32)
-    cv2.fillConvexPoly(mask, square(s / 2 + q), 1.0, cv2.LINE_AA, 4)
-    cv2.fillConvexPoly(mask, square(s / 2 - q), 0.0, cv2.LINE_AA, 4)
-    return cv2.GaussianBlur(img, (0, 0), 1.0), mask
+    return cv2.GaussianBlur(img, (0, 0), 1.0)
 
 
 def _rectified(gray: np.ndarray, to_image: np.ndarray, corners_mm: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -229,12 +222,11 @@ def _find(
     if known_mm is not None and len(known_mm):
         near = known_mm[(np.abs(known_mm[:, 0] - cx) < half + site.tag_mm) & (np.abs(known_mm[:, 1] - cy) < half + site.tag_mm)]
     if site.turn_hint_deg is None:  # every other angle; the peak's neighbours are tried after
-        turns = [(deg, tpl) for deg, (tpl, _) in zip(_FIND_ANGLES, _finder_templates(site.tag_mm))
-                 if tpl.shape[0] <= n and deg % (2 * _FIND_ANGLES[1]) == 0]
+        angles = list(_FIND_COARSE)
     else:
         hint = int(round(site.turn_hint_deg))
-        turns = [((hint + d) % 90, tpl) for d in HINT_TURNS
-                 for tpl in (_finder_template(site.tag_mm, (hint + d) % 90)[0],) if tpl.shape[0] <= n]
+        angles = [(hint + d) % 90 for d in HINT_TURNS]
+    turns = [(deg, tpl) for deg in angles for tpl in (_finder_template(site.tag_mm, deg),) if tpl.shape[0] <= n]
     if not turns:
         return cx, cy, 0.0, -1.0
     # Every turn's response, then the best turn per position: the known markers are masked
@@ -256,8 +248,8 @@ def _find(
         m, w = turns[0][1].shape[0], 2
         x0, y0 = max(loc[0] - w, 0), max(loc[1] - w, 0)
         window = patch[y0 : loc[1] + w + m, x0 : loc[0] + w + m]
-        for d in (deg - _FIND_ANGLES[1], deg + _FIND_ANGLES[1]):
-            resp = cv2.matchTemplate(window, _finder_template(site.tag_mm, d % 90)[0], cv2.TM_CCOEFF_NORMED)
+        for d in (deg - _FIND_STEP, deg + _FIND_STEP):
+            resp = cv2.matchTemplate(window, _finder_template(site.tag_mm, d % 90), cv2.TM_CCOEFF_NORMED)
             resp = np.nan_to_num(resp, nan=-1.0, posinf=-1.0, neginf=-1.0)
             _, fv, _, floc = cv2.minMaxLoc(resp)
             if fv > v:

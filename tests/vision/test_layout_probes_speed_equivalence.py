@@ -168,14 +168,24 @@ def test_a_plain_outline_callable_answers_as_the_probe_does() -> None:
     assert answers == {True, False}
 
 
+def _turned_rectangle(frame, cell, half) -> np.ndarray:  # noqa: ANN001
+    """A cell's rectangle the plain way: its centre, and the half-sides turned by the grid's angle."""
+    a = math.radians(frame[1])
+    c, s = math.cos(a), math.sin(a)
+    x, y = cell_centre(frame, cell)
+    w, h = half
+    return np.array([[(c * dx - s * dy) + x, (s * dx + c * dy) + y] for dx, dy in ((-w, -h), (w, -h), (w, h), (-w, h))])
+
+
 def test_cell_polygons_are_the_cell_polygons_of_each_cell() -> None:
     rng = np.random.default_rng(7)
     for k in range(200):
         frame = (rng.normal(0.0, 300.0, 2), float(rng.uniform(-180.0, 180.0)), float(rng.uniform(40.0, 70.0)))
         cells = [(int(x), int(y)) for x, y in rng.integers(-5, 6, (int(rng.integers(1, 10)), 2))]
         half = (float(rng.uniform(5.0, 30.0)), float(rng.uniform(5.0, 30.0))) if k % 5 else (0.0, 0.0)
-        want = np.array([cell_polygon(frame, c, half) for c in cells])
+        want = np.array([_turned_rectangle(frame, c, half) for c in cells])
         np.testing.assert_array_equal(cell_polygons(frame, cells, half), want)
+        np.testing.assert_array_equal(cell_polygon(frame, cells[0], half), want[0])
     assert cell_polygons((np.zeros(2), 0.0, 50.0), [], (10.0, 10.0)).shape == (0, 4, 2)
 
 

@@ -327,11 +327,7 @@ def cell_centre(frame: tuple[np.ndarray, float, float], cell: tuple[int, int]) -
 def cell_polygon(frame: tuple[np.ndarray, float, float], cell: tuple[int, int], half_mm: tuple[float, float]) -> np.ndarray:
     """(4, 2) table corners of a rectangle of half-sides ``half_mm`` centred on a grid cell
     (the grid's origin, clockwise angle and pitch): where a texture probe looks for a face."""
-    a = math.radians(frame[1])
-    c, s = math.cos(a), math.sin(a)
-    x, y = cell_centre(frame, cell)
-    w, h = half_mm
-    return np.array([[(c * dx - s * dy) + x, (s * dx + c * dy) + y] for dx, dy in ((-w, -h), (w, -h), (w, h), (-w, h))])
+    return cell_polygons(frame, [cell], half_mm)[0]
 
 
 def cell_polygons(

@@ -70,11 +70,7 @@ def remembering(view: TableView) -> TableView:
     squares in several passes (the marker and plain references, places, undecoded quads)."""
     if view.texture is None:
         return view
-    return replace(view, texture=_remembered(view.texture))
-
-
-def _remembered(probe: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]:
-    return _Remembered(probe)
+    return replace(view, texture=_Remembered(view.texture))
 
 
 @dataclass(frozen=True)
