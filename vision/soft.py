@@ -296,48 +296,80 @@ def _ring_values(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, poin
     return cv2.remap(gray, maps[:, 0], maps[:, 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
+def _kernel_scores(values: np.ndarray, borders: np.ndarray = _BORDERS) -> tuple[np.ndarray, np.ndarray]:
+    """For each pose's ring samples (k, m): the index of the blur whose border explains them
+    best, and how well (normalised correlation)."""
+    v = values - values.mean(axis=1, keepdims=True)
+    scores = (v @ borders.T) / np.maximum(np.linalg.norm(v, axis=1), 1e-6)[:, None]
+    k = np.argmax(scores, axis=1)
+    return k, scores[np.arange(len(k)), k]
+
+
 def _best_kernel(values: np.ndarray, borders: np.ndarray = _BORDERS) -> tuple[str, float]:
     """The blur whose border explains one pose's ring samples best, and how well."""
-    v = values[0] - values[0].mean()
-    scores = np.einsum("kj,j->k", borders, v) / max(float(np.linalg.norm(v)), 1e-6)
-    k = int(np.argmax(scores))
-    return _KERNEL_NAMES[k], float(scores[k])
+    k, score = _kernel_scores(values[:1], borders)
+    return _KERNEL_NAMES[int(k[0])], float(score[0])
 
 
-def _ring_scores(values: np.ndarray, border: np.ndarray) -> np.ndarray:
-    v = values - values.mean(axis=1, keepdims=True)
-    return np.einsum("ij,j->i", v, border) / np.maximum(np.linalg.norm(v, axis=1), 1e-6)
+#: The pose fit's steps (x and y in mm, the angle in degrees, the side as a fraction of the
+#: first guess), coarse then fine, and how many moves each level may take.
+_FIT_STEPS = (0.6, 0.3)
+_FIT_MOVES = 12
+
+
+def _fit_many(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, give_up: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Poses (x, y, angle, side) and blurs that best explain each square's border and quiet
+    zone alone: steepest ascent over the eight one-parameter moves, coarse to fine, stopping
+    early when even the coarse fit is no tag. Every square takes its own path, but each round
+    samples all of them in one remap (a frame often has twenty to fit).
+
+    Returns the poses, each one's blur (an index into the kernel names) and its border's
+    correlation judged on every ring sample, as the code is."""
+    first = np.array(poses, float).reshape(-1, 4)
+    current = first.copy()
+    n = len(current)
+    unit = np.zeros((8, 4))
+    for i in range(4):
+        unit[2 * i, i], unit[2 * i + 1, i] = -1.0, 1.0
+    scale = np.array([1.0, 1.0, 4.0, 0.0])
+    kernel, best = _kernel_scores(_ring_values(gray, to_image, current, _FIT_POINTS), _FIT_BORDERS)
+    level = np.zeros(n, int)
+    moves = np.zeros(n, int)
+    refresh = np.zeros(n, bool)  # the blur is chosen again at the new level's start
+    active = np.ones(n, bool)
+    while active.any():
+        again = np.flatnonzero(active & refresh)
+        if len(again):
+            kernel[again], best[again] = _kernel_scores(_ring_values(gray, to_image, current[again], _FIT_POINTS), _FIT_BORDERS)
+            refresh[again] = False
+        idx = np.flatnonzero(active)
+        step = np.array(_FIT_STEPS)[level[idx]]
+        size = scale[None, :] * step[:, None]
+        size[:, 3] = 0.03 * first[idx, 3] * step
+        trial = current[idx, None, :] + unit[None] * size[:, None, :]  # (a, 8, 4)
+        values = _ring_values(gray, to_image, trial.reshape(-1, 4), _FIT_POINTS).reshape(len(idx), 8, -1)
+        v = values - values.mean(axis=2, keepdims=True)
+        scores = np.matmul(v, _FIT_BORDERS[kernel[idx]][:, :, None])[..., 0] / np.maximum(np.linalg.norm(v, axis=2), 1e-6)
+        k = np.argmax(scores, axis=1)
+        top = scores[np.arange(len(idx)), k]
+        better = top > best[idx] + 1e-4
+        up = idx[better]
+        current[up], best[up] = trial[better, k[better]], top[better]
+        moves[idx] += 1
+        done = idx[~better | (moves[idx] >= _FIT_MOVES)]
+        # A level ends: the coarse one hands on to the fine one unless it found no tag.
+        last = done[(level[done] == 1) | (best[done] < give_up)]
+        active[last] = False
+        on = np.setdiff1d(done, last)
+        level[on], moves[on], refresh[on] = 1, 0, True
+    kernel, best = _kernel_scores(_ring_values(gray, to_image, current))
+    return current, kernel, best
 
 
 def _fit(gray: np.ndarray, to_image: np.ndarray, pose: list[float], give_up: float) -> tuple[list[float], str, float]:
-    """Pose (x, y, angle, side) and blur that best explain the border and quiet zone alone:
-    steepest ascent over the eight one-parameter moves, coarse to fine, all eight sampled in
-    one remap; stops early when even the coarse fit is no tag."""
-    current = np.array(pose, float)
-
-    def sample(poses: np.ndarray) -> np.ndarray:
-        return _ring_values(gray, to_image, poses, _FIT_POINTS)
-
-    kernel, best = _best_kernel(sample(current[None]), _FIT_BORDERS)
-    side = pose[3]
-    for level, step in enumerate((0.6, 0.3)):
-        moves = np.zeros((8, 4))
-        for i, d in enumerate((step, step, 4.0 * step, 0.03 * side * step)):
-            moves[2 * i, i], moves[2 * i + 1, i] = -d, d
-        border = _FIT_BORDERS[_KERNEL_NAMES.index(kernel)]
-        for _ in range(12):
-            trial = current[None] + moves
-            scores = _ring_scores(sample(trial), border)
-            k = int(np.argmax(scores))
-            if scores[k] <= best + 1e-4:
-                break
-            current, best = trial[k], float(scores[k])
-        if level == 0 and best < give_up:
-            break
-        kernel, best = _best_kernel(sample(current[None]), _FIT_BORDERS)
-    # The border's fit is judged on every ring sample, as the code is.
-    kernel, best = _best_kernel(_ring_values(gray, to_image, current[None]))
-    return [float(v) for v in current], kernel, best
+    """One square's ``_fit_many``."""
+    poses, kernel, best = _fit_many(gray, to_image, np.array([pose], float), give_up)
+    return [float(v) for v in poses[0]], _KERNEL_NAMES[int(kernel[0])], float(best[0])
 
 
 def read_site(
@@ -356,7 +388,7 @@ def read_site(
     so a tag already seen elsewhere still counts as a close rival. ``known_mm``: centres of
     markers read already (a square found there is not searched again)."""
     found = _found(gray, to_image, site, config, known_mm)
-    return None if found is None else _read(gray, to_image, site, found, pool, allowed, config)
+    return None if found is None else _read_many(gray, to_image, [_Hit(site, found, tuple(pool))], allowed, config)[0]
 
 
 def _found(
@@ -365,46 +397,83 @@ def _found(
     """The finder's square at a site, or None when nothing tag-like (or only a known marker) is there.
     A site from an undecoded quad has its square already: its border is checked where it is."""
     if site.angle_deg is not None:
-        x, y, deg = site.centre_mm[0], site.centre_mm[1], site.angle_deg
-        _, v = _best_kernel(_ring_values(gray, to_image, np.array([[x, y, deg, site.tag_mm]])))
-        if v < config.min_border - 0.15:
-            return None
-    else:
-        x, y, deg, v = _find(gray, to_image, site, known_mm)
-        if v < config.min_find:
-            return None
-    if known_mm is not None and len(known_mm) and np.min(np.hypot(known_mm[:, 0] - x, known_mm[:, 1] - y)) < 0.5 * site.tag_mm:
-        return None  # the square found is a marker read already
+        return _checked([site], gray, to_image, config, known_mm)[0]
+    x, y, deg, v = _find(gray, to_image, site, known_mm)
+    if v < config.min_find or _known(x, y, site, known_mm):
+        return None
     return x, y, deg, v
 
 
-def _read(
+def _known(x: float, y: float, site: Site, known_mm: np.ndarray | None) -> bool:
+    """Whether a square found here is a marker read already."""
+    return known_mm is not None and len(known_mm) > 0 and bool(
+        np.min(np.hypot(known_mm[:, 0] - x, known_mm[:, 1] - y)) < 0.5 * site.tag_mm)
+
+
+def _checked(
+    sites: Sequence[Site], gray: np.ndarray, to_image: np.ndarray, config: SoftConfig, known_mm: np.ndarray | None
+) -> list[tuple[float, float, float, float] | None]:
+    """Sites from undecoded quads (their square known), each kept when its ring looks like a
+    tag's border and is no marker read already; all sampled in one remap."""
+    if not sites:
+        return []
+    poses = np.array([[s.centre_mm[0], s.centre_mm[1], s.angle_deg, s.tag_mm] for s in sites], float)
+    _, ring = _kernel_scores(_ring_values(gray, to_image, poses))
+    out: list[tuple[float, float, float, float] | None] = []
+    for site, pose, v in zip(sites, poses, ring):
+        keep = v >= config.min_border - 0.15 and not _known(pose[0], pose[1], site, known_mm)
+        out.append((float(pose[0]), float(pose[1]), float(pose[2]), float(v)) if keep else None)
+    return out
+
+
+def _read_many(
     gray: np.ndarray,
     to_image: np.ndarray,
-    site: Site,
-    found: tuple[float, float, float, float],
+    hits: Sequence[_Hit],
+    allowed: Collection[int] | None,
+    config: SoftConfig,
+) -> list[Detection | None]:
+    """Fit the border at each found square, then compare its inside with every tag of its
+    pool; each stage samples all squares in one remap."""
+    out: list[Detection | None] = [None] * len(hits)
+    todo = [i for i, h in enumerate(hits) if h.pool]
+    if not todo:
+        return out
+    start = np.array([[*hits[i].found[:3], hits[i].site.tag_mm] for i in todo], float)
+    # A square the finder found is worth fitting only if its ring looks like a border.
+    searched = np.array([hits[i].site.angle_deg is None for i in todo])
+    if searched.any():
+        _, ring = _kernel_scores(_ring_values(gray, to_image, start[searched]))
+        keep = np.ones(len(todo), bool)
+        keep[np.flatnonzero(searched)[ring < config.min_start]] = False
+        todo, start = [i for i, k in zip(todo, keep) if k], start[keep]
+    if not todo:
+        return out
+    poses, kernels, borders = _fit_many(gray, to_image, start, config.min_border - 0.1)
+    good = borders >= config.min_border
+    if not good.any():
+        return out
+    inside = _ring_values(gray, to_image, poses[good], _UNIT)
+    inside = inside - inside.mean(axis=1, keepdims=True)
+    inside /= np.maximum(np.linalg.norm(inside, axis=1, keepdims=True), 1e-6)
+    for j, (i, pose, kernel, border) in enumerate(zip(np.array(todo)[good], poses[good], kernels[good], borders[good])):
+        out[int(i)] = _compare(to_image, pose, inside[j], hits[int(i)].pool, _KERNEL_NAMES[int(kernel)], float(border), allowed, config)
+    return out
+
+
+def _compare(
+    to_image: np.ndarray,
+    pose: np.ndarray,
+    v: np.ndarray,
     pool: Sequence[int],
+    kernel: str,
+    border: float,
     allowed: Collection[int] | None,
     config: SoftConfig,
 ) -> Detection | None:
-    """Fit the border at a found square, then compare the inside with every tag of the pool."""
-    if not pool:
-        return None
-    x, y, deg, _ = found
-    if site.angle_deg is None:  # a square the finder found: worth fitting only if its ring looks like a border
-        _, ring = _best_kernel(_ring_values(gray, to_image, np.array([[x, y, deg, site.tag_mm]])))
-        if ring < config.min_start:
-            return None
-    pose, kernel, border = _fit(gray, to_image, [x, y, deg, site.tag_mm], config.min_border - 0.1)
-    if border < config.min_border:
-        return None
-    corners = apply_homography(to_image, _square_mm(*pose))
-    v = _ring_values(gray, to_image, np.array([pose]), _UNIT)[0]
-    v = v - v.mean()
-    v /= max(float(np.linalg.norm(v)), 1e-6)
+    """The tag whose blurred code explains a fitted square's unit samples ``v`` clearly best, if any."""
     rows, owners = _templates(tuple(sorted(pool)), kernel)
-    # einsum, not a BLAS product: a threaded gemv costs more in thread wake-ups than in sums here.
-    scores = np.einsum("ij,j->i", rows, v)
+    scores = rows @ v
     best = int(np.argmax(scores))
     top = float(scores[best])
     others = scores[owners != owners[best]]
@@ -417,8 +486,7 @@ def _read(
         return None
     # Row ``best`` is the code turned k quarter turns counter-clockwise: the tag's own
     # top-left corner is k corners back round the square (clockwise order).
-    turns = best % 4
-    corners = np.roll(corners, turns, axis=0)
+    corners = np.roll(apply_homography(to_image, _square_mm(*pose)), best % 4, axis=0)
     quality = float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1))) / 8
     return Detection(MarkerKind.TAG, corners, tag_id=int(owners[best]), quality=quality)
 
@@ -477,24 +545,31 @@ def read_sites(
         return []
     if not np.all(np.isfinite(to_image)):
         return []
+    kept = [site for site in unique_sites(sites)
+            if np.all(np.isfinite(site.centre_mm)) and pool_near(pools, site.tag_mm)]
+    quads = [site for site in kept if site.angle_deg is not None]
+    try:
+        checked = dict(zip(map(id, quads), _checked(quads, gray, to_image, config, known_mm)))
+    except cv2.error:  # a square that maps outside what OpenCV can warp: nothing to read
+        checked = {}
     hits: list[_Hit] = []
-    for site in unique_sites(sites):
-        pool = pool_near(pools, site.tag_mm)
-        if not pool or not np.all(np.isfinite(site.centre_mm)):
-            continue
-        try:
-            f = _found(gray, to_image, site, config, known_mm)
-        except cv2.error:  # a site whose square maps outside what OpenCV can warp: nothing to read
-            continue
+    for site in kept:
+        if site.angle_deg is not None:
+            f = checked.get(id(site))
+        else:
+            try:
+                f = _found(gray, to_image, site, config, known_mm)
+            except cv2.error:
+                continue
         if f is not None:
-            hits.append(_Hit(site, f, pool))
+            hits.append(_Hit(site, f, pool_near(pools, site.tag_mm)))
     hits.sort(key=lambda h: -h.found[3])
     found: dict[int, list[Detection]] = {}
-    for hit in _distinct(hits)[: config.max_reads]:
-        try:
-            det = _read(gray, to_image, hit.site, hit.found, hit.pool, allowed, config)
-        except cv2.error:
-            continue
+    try:
+        read = _read_many(gray, to_image, _distinct(hits)[: config.max_reads], allowed, config)
+    except cv2.error:
+        read = []
+    for det in read:
         if det is not None and det.tag_id is not None:
             found.setdefault(det.tag_id, []).append(det)
     out = []
