@@ -342,6 +342,11 @@ def _clusters(centres: np.ndarray, radii: Sequence[float]) -> list[list[int]]:
     return list(groups.values())
 
 
+#: Recent answers of ``_one_face``, by the very detections and marks asked about: a frame
+#: identifies its markers again after each later look, and a board's many anchors cost a fit.
+_ONE_FACE: dict[tuple[int, ...], tuple[tuple[Detection, ...], tuple[Mark, ...], bool]] = {}
+
+
 def _one_face(items: list[tuple[Detection, Mark, np.ndarray]]) -> bool:
     """Whether one face homography explains all of a component's markers.
 
@@ -349,8 +354,21 @@ def _one_face(items: list[tuple[Detection, Mark, np.ndarray]]) -> bool:
     apart; one fit over all its markers still lands on every corner. Two copies of one
     component cannot share a fit: the same printed marker cannot land in two places.
     """
-    dets = [d for d, _, _ in items]
-    marks = [m for _, m, _ in items]
+    dets = tuple(d for d, _, _ in items)
+    marks = tuple(m for _, m, _ in items)
+    key = tuple(map(id, dets + marks))
+    known = _ONE_FACE.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0] + known[1], dets + marks)):
+        return known[2]
+    answer = _explains_all(dets, marks)
+    if len(_ONE_FACE) >= 64:
+        _ONE_FACE.clear()  # bounded; one call (safe while other threads read it)
+    _ONE_FACE[key] = (dets, marks, answer)
+    return answer
+
+
+def _explains_all(dets: Sequence[Detection], marks: Sequence[Mark]) -> bool:
+    """``_one_face`` computed: one fit over all the markers lands on every corner."""
     if len({(m.role, m.x_mm, m.y_mm) for m in marks}) < len(marks):
         return False
     h = _fused_homography(dets, marks)

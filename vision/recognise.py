@@ -253,8 +253,16 @@ def _locate_all(sightings: Sequence[Sighting], plane: Plane, residuals: Sequence
     local = np.vstack([m.face_corners() for s in sightings for m in s.marks])
     group = np.repeat(np.arange(len(sightings)), [4 * len(s.detections) for s in sightings])
     poses = rigid_fits(local, plane.to_table(img), group)
-    return [Located(s.component, s.payload, pose, s.image_outline(), s.source, float(r))
-            for s, pose, r in zip(sightings, poses, residuals)]
+    # Every face's outline in the image, through its own face-to-image map, all at once.
+    size = np.array([s.component.size_mm for s in sightings], float)
+    corners = np.zeros((len(sightings), 4, 2))
+    corners[:, [1, 2], 0] = size[:, :1]
+    corners[:, [2, 3], 1] = size[:, 1:]
+    maps = np.stack([s.face_to_image for s in sightings])
+    q = np.matmul(corners, maps[:, :, :2].transpose(0, 2, 1)) + maps[:, None, :, 2]
+    outlines = q[..., :2] / q[..., 2:3]
+    return [Located(s.component, s.payload, pose, outline, s.source, float(r))
+            for s, pose, outline, r in zip(sightings, poses, outlines, residuals)]
 
 
 def _unreadable(
@@ -300,17 +308,15 @@ def _unreadable(
             if not loc.component.spaces or catalog is None:
                 explained |= inside[:, j]
                 continue
-            fx, fy = face[:, j, 0], face[:, j, 1]
-            on_space = np.zeros(len(candidates), bool)
-            for sp in loc.component.spaces:
-                here = (np.abs(fx - sp.x_mm) <= sp.w_mm / 2 + 3) & (np.abs(fy - sp.y_mm) <= sp.h_mm / 2 + 3)
-                # The space's own printed outline, seen as a quad: the board, not a marker on it.
-                span = max(sp.w_mm, sp.h_mm)
-                outline = (np.abs(side_mean - span) <= 0.15 * span) & (np.hypot(fx - sp.x_mm, fy - sp.y_mm) <= 0.15 * span)
-                on_space |= here & ~outline
+            fx, fy = face[:, j, 0:1], face[:, j, 1:2]  # (n, 1) against every space at once
+            xy, half, span = _space_table(loc.component)
+            here = (np.abs(fx - xy[:, 0]) <= half[:, 0] + 3) & (np.abs(fy - xy[:, 1]) <= half[:, 1] + 3)
+            # The space's own printed outline, seen as a quad: the board, not a marker on it.
+            outline = (np.abs(side_mean[:, None] - span) <= 0.15 * span) & (np.hypot(fx - xy[:, 0], fy - xy[:, 1]) <= 0.15 * span)
+            on_space = (here & ~outline).any(axis=1)
             for mark in _own_marks(catalog, loc.component):
-                on_mark = (fx >= mark.x_mm - 3) & (fx <= mark.x_mm + mark.size_mm + 3)
-                on_mark &= (fy >= mark.y_mm - 3) & (fy <= mark.y_mm + mark.size_mm + 3)
+                on_mark = (fx[:, 0] >= mark.x_mm - 3) & (fx[:, 0] <= mark.x_mm + mark.size_mm + 3)
+                on_mark &= (fy[:, 0] >= mark.y_mm - 3) & (fy[:, 0] <= mark.y_mm + mark.size_mm + 3)
                 on_space &= ~on_mark
             explained |= inside[:, j] & ~on_space
         keep &= ~explained
@@ -325,6 +331,24 @@ def _unreadable(
         reason = "a tag that did not decode" if cand.kind is MarkerKind.TAG else "a QR code that did not decode"
         out.append(Unreadable(cand.kind, cand.corners, (float(centre[0]), float(centre[1])), reason))
     return out
+
+
+_SPACE_TABLES: dict[int, tuple[Component, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+
+
+def _space_table(component: Component) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A board's spaces as arrays (centres, half sizes, longer sides), built once per component:
+    a frame checks every undecoded quad against every space of every board."""
+    known = _SPACE_TABLES.get(id(component))
+    if known is None or known[0] is not component:
+        spaces = component.spaces
+        table = (
+            np.array([[sp.x_mm, sp.y_mm] for sp in spaces], float).reshape(-1, 2),
+            np.array([[sp.w_mm / 2, sp.h_mm / 2] for sp in spaces], float).reshape(-1, 2),
+            np.array([max(sp.w_mm, sp.h_mm) for sp in spaces], float),
+        )
+        known = _SPACE_TABLES[id(component)] = (component, table)
+    return known[1]
 
 
 def _own_marks(catalog: Catalog, component: Component) -> list[Mark]:
@@ -396,7 +420,7 @@ def _texture_probe(
     plane: Plane,
     explained: Sequence[np.ndarray] = (),
     located: Sequence[Located] = (),
-    memo: dict[bytes, float] | None = None,
+    memo: dict[object, float] | None = None,
 ) -> TextureProbe:
     """Mean gradient magnitude of the photo inside a table polygon (rectified to 24 x 24 px);
     0 where it cannot look: a corner outside the photo, or a marker already accounted for (a
@@ -426,7 +450,9 @@ def _texture_probe(
     size = 24
     square = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
 
-    face_keys = [f.tobytes() for f in faces]
+    # A memo key names the faces near a polygon by the sum of their outlines' hashes (any
+    # order, any list: the same faces give the same key in a later run with more faces).
+    face_hash = np.array([hash(f.tobytes()) & 0xFFFFFFFFFFFFFFFF for f in faces], np.uint64)
     plane_key = to_image.tobytes()
 
     def masked(grad: np.ndarray, poly: np.ndarray, cover: np.ndarray) -> None:
@@ -484,15 +510,18 @@ def _texture_probe(
         plo, phi = polys.min(axis=1), polys.max(axis=1)
         cover = near & (face_lo[None] < phi[:, None]).all(axis=2) & (face_hi[None] > plo[:, None]).all(axis=2)
         cover &= ~centred[:, None]
-        todo: list[tuple[int, bytes]] = []
-        for i in np.flatnonzero(inside).tolist():
-            key = b""
-            if memo is not None:  # the value depends on the plane, the polygon and the faces near it
-                key = b"".join([plane_key, polys[i].tobytes(), *sorted(face_keys[j] for j in np.flatnonzero(near[i]))])
+        todo: list[tuple[int, object]] = []
+        idx = np.flatnonzero(inside)
+        if memo is None:
+            todo = [(i, None) for i in idx.tolist()]
+        else:  # the value depends on the plane, the polygon and the faces near it
+            sigs = (near[idx].astype(np.uint64) @ face_hash).tolist() if len(faces) else [0] * len(idx)
+            for i, sig in zip(idx.tolist(), sigs):
+                key = (plane_key, polys[i].tobytes(), sig)
                 if key in memo:
                     values[i] = memo[key]
-                    continue
-            todo.append((i, key))
+                else:
+                    todo.append((i, key))
         if not todo:
             return values
         grads = sampled(quads[[i for i, _ in todo]])
@@ -617,14 +646,14 @@ def _sizes_for_span(game_id: str, span: float, ratio: float) -> tuple[float, ...
 
 def _covered_points(points: np.ndarray, located: Sequence[Located], holder: Located) -> np.ndarray:
     """Which table points lie on a located face other than ``holder`` and other boards."""
-    covered = np.zeros(len(points), bool)
-    for loc in located:
-        if loc is holder or loc.component.spaces:
-            continue
-        w, h = loc.component.size_mm
-        face = apply_homography(np.linalg.inv(loc.face_to_table), points)
-        covered |= (face[:, 0] >= 0) & (face[:, 0] <= w) & (face[:, 1] >= 0) & (face[:, 1] <= h)
-    return covered
+    others = [loc for loc in located if loc is not holder and not loc.component.spaces]
+    if not others or not len(points):
+        return np.zeros(len(points), bool)
+    inv = np.linalg.inv(np.stack([loc.face_to_table for loc in others]))  # (m, 3, 3)
+    q = np.einsum("mij,nj->mni", inv, np.c_[points, np.ones(len(points))])
+    face = q[..., :2] / q[..., 2:3]  # (m, n, 2)
+    size = np.array([loc.component.size_mm for loc in others], float)[:, None, :]
+    return ((face >= 0) & (face <= size)).all(axis=2).any(axis=0)
 
 
 def _explanation(points: np.ndarray, located: Sequence[Located], catalog: Catalog) -> tuple[np.ndarray, np.ndarray]:
@@ -708,9 +737,10 @@ def _space_sites(
             continue
         centres = apply_homography(holder.face_to_table, np.array([[sp.x_mm, sp.y_mm] for sp in spaces]))
         taken = _covered_points(centres, located, holder)  # a component read already lies there
-        for space, c, busy in zip(spaces, centres, taken):
+        gap = np.sqrt(((centres[:, None] - busy_mm[None]) ** 2).sum(axis=2)).min(axis=1)
+        for space, c, busy, far in zip(spaces, centres, taken, gap):
             half = 0.5 * max(space.w_mm, space.h_mm)
-            if busy or np.min(np.linalg.norm(busy_mm - c, axis=1)) > 2 * half:
+            if busy or far > 2 * half:
                 continue
             for size in _space_sizes(catalog, space, cfg.soft_space_ratio):
                 sites.append(Site((float(c[0]), float(c[1])), size, half * 0.6))
@@ -878,7 +908,7 @@ def recognise(
         ident = identify(markers, catalog)
         plane, located, problems = _on_plane(ident, cfg, plane)
 
-    textures: dict[bytes, float] = {}  # texture probes of this photo, for the layout's later runs
+    textures: dict[object, float] = {}  # texture probes of this photo, for the layout's later runs
 
     def read_layout() -> tuple[tuple[Unreadable, ...], LayoutResult, list[Problem]]:
         """Unreadable markers, the layout's reading and every problem, on the current plane."""
