@@ -621,6 +621,11 @@ def covered_cells(
     for _round in range(3):
         grew = False
         taken = set(occupied) | set(found)
+        # The cells this round may look at, probed together (most are the ring's, seen already).
+        fresh = sorted({n for x, y in taken for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+                        if n not in taken and n not in seen and not skip(n)})
+        if fresh:
+            seen.update(zip(fresh, probe_all(probe, cell_polygons(frame, fresh, half))))
         for x, y in sorted(taken):
             for cell in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
                 if cell in taken or cell in found or skip(cell):

@@ -41,10 +41,12 @@ from . import (
     cell_centre,
     cell_fit,
     cell_polygon,
+    cell_polygons,
     connected_groups,
     covered_cells,
     face_outlined,
     grid_cell,
+    probe_all,
     rotate,
     space_at,
     space_pose,
@@ -167,10 +169,15 @@ def _market_origin(
             seen[cell] = view.texture(cell_polygon(frame, cell, PROBE_HALF_MM))  # type: ignore[misc]
         return seen[cell]
 
+    xs, ys = [c[0] for c in read], [c[1] for c in read]
+    # Every cell a completion (or the rows and columns beside it) may ask about, probed at once.
+    around = [(x, y) for x in range(max(xs) - columns, min(xs) + columns + 1)
+              for y in range(max(ys) - rows, min(ys) + rows + 1) if (x, y) not in read]
+    wanted = sorted(read)[:8] + around
+    seen.update(zip(wanted, probe_all(view.texture, cell_polygons(frame, wanted, PROBE_HALF_MM))))
     reference = float(np.median([texture(c) for c in sorted(read)[:8]]))
     if reference <= 0:
         return None
-    xs, ys = [c[0] for c in read], [c[1] for c in read]
     fitting: list[tuple[int, int]] = []
     for ox in range(max(xs) - columns + 1, min(xs) + 1):
         for oy in range(max(ys) - rows + 1, min(ys) + 1):
