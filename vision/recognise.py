@@ -409,7 +409,8 @@ class TextureProbe:
     """A photo's texture probe: one polygon's texture when called, or many at once (a layout
     probing a grid's cells pays one warp and one gradient pass for all of them)."""
 
-    many: Callable[[Sequence[np.ndarray]], list[float]]
+    many: Callable[[Sequence[np.ndarray] | np.ndarray], list[float]]
+    """The texture of each polygon (a list of (4, 2) arrays, or one (n, 4, 2) array)."""
 
     def __call__(self, polygon_mm: np.ndarray) -> float:
         return self.many([polygon_mm])[0]
@@ -486,12 +487,15 @@ def _texture_probe(
         grad += np.abs(cv2.Sobel(tall, cv2.CV_32F, 0, 1))
         return grad.reshape(k, size + 2, size + 2)[:, 1:-1, 1:-1]
 
-    def many(polygons_mm: Sequence[np.ndarray]) -> list[float]:
+    def many(polygons_mm: Sequence[np.ndarray] | np.ndarray) -> list[float]:
         """The texture of each polygon, the patches of all of them sampled at once."""
         values = [0.0] * len(polygons_mm)
         if not len(polygons_mm):
             return values
-        polys = np.ascontiguousarray(np.stack([np.asarray(p, float)[:4] for p in polygons_mm]))
+        if isinstance(polygons_mm, np.ndarray) and polygons_mm.ndim == 3:  # a grid's cells, stacked already
+            polys = np.ascontiguousarray(polygons_mm[:, :4], dtype=float)
+        else:
+            polys = np.ascontiguousarray(np.stack([np.asarray(p, float)[:4] for p in polygons_mm]))
         quads = cv2.perspectiveTransform(polys.reshape(1, -1, 2), to_image).reshape(-1, 4, 2).astype(np.float32)
         lo, hi = quads.min(axis=1), quads.max(axis=1)
         inside = (lo >= 0).all(axis=1) & (hi[:, 0] < width) & (hi[:, 1] < height)
@@ -506,7 +510,10 @@ def _texture_probe(
         centres = polys.sum(axis=1) * 0.25
         reach = np.sqrt(((polys - centres[:, None]) ** 2).sum(axis=2).max(axis=1))
         near = np.sqrt(((centres[:, None] - face_centres[None]) ** 2).sum(axis=2)) < face_reach[None] + reach[:, None]
-        centred = (near & _holds_any(faces, centres, each=True)).any(axis=1) if len(faces) else np.zeros(len(polys), bool)
+        centred = np.zeros(len(polys), bool)
+        reached = np.flatnonzero(near.any(axis=0))  # only faces near some polygon can hold its centre
+        if len(reached):
+            centred = (near[:, reached] & _holds_any(faces[reached], centres, each=True)).any(axis=1)
         plo, phi = polys.min(axis=1), polys.max(axis=1)
         cover = near & (face_lo[None] < phi[:, None]).all(axis=2) & (face_hi[None] > plo[:, None]).all(axis=2)
         cover &= ~centred[:, None]
@@ -524,10 +531,11 @@ def _texture_probe(
                     todo.append((i, key))
         if not todo:
             return values
-        grads = sampled(quads[[i for i, _ in todo]])
+        rows = [i for i, _ in todo]
+        grads = sampled(quads[rows])
+        for j in np.flatnonzero(cover[rows].any(axis=1)).tolist():
+            masked(grads[j], polys[rows[j]], cover[rows[j]])
         for (i, key), grad in zip(todo, grads):
-            if cover[i].any():
-                masked(grad, polys[i], cover[i])
             values[i] = float(grad.sum() / grad.size)  # the mean, without np.mean's overhead
             if memo is not None:
                 memo[key] = values[i]

@@ -570,7 +570,9 @@ def probe_all(probe: Callable[[np.ndarray], float], polygons: Sequence[np.ndarra
     """The texture of each polygon: in one go when the probe can (the photo's own probe
     samples every patch with one warp), else one by one."""
     many = getattr(probe, "many", None)
-    return list(many(list(polygons))) if many is not None else [probe(p) for p in polygons]
+    if many is None:
+        return [probe(p) for p in polygons]
+    return list(many(polygons if isinstance(polygons, np.ndarray) else list(polygons)))
 
 
 def covered_cells(
