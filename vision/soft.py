@@ -291,9 +291,11 @@ def _ring_values(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, poin
     pose[:, 0, 0], pose[:, 0, 1], pose[:, 0, 2] = c, -s, poses[:, 0]
     pose[:, 1, 0], pose[:, 1, 1], pose[:, 1, 2] = s, c, poses[:, 1]
     pose[:, 2, 2] = 1.0
-    q = np.matmul(to_image @ pose, _homogeneous(points))  # (k, 3, m)
-    maps = (q[:, :2] / q[:, 2:3]).astype(np.float32)
-    return cv2.remap(gray, maps[:, 0], maps[:, 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    # One matrix product for all poses (k * 3 rows), then the perspective division.
+    q = ((to_image @ pose).reshape(-1, 3) @ _homogeneous(points)).reshape(len(poses), 3, -1)
+    w = q[:, 2]
+    mx, my = (q[:, 0] / w).astype(np.float32), (q[:, 1] / w).astype(np.float32)
+    return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
 def _kernel_scores(values: np.ndarray, borders: np.ndarray = _BORDERS) -> tuple[np.ndarray, np.ndarray]:
@@ -337,17 +339,21 @@ def _fit_many(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, give_up
     moves = np.zeros(n, int)
     refresh = np.zeros(n, bool)  # the blur is chosen again at the new level's start
     active = np.ones(n, bool)
+    steps = np.array(_FIT_STEPS)
     while active.any():
-        again = np.flatnonzero(active & refresh)
-        if len(again):
-            kernel[again], best[again] = _kernel_scores(_ring_values(gray, to_image, current[again], _FIT_POINTS), _FIT_BORDERS)
-            refresh[again] = False
         idx = np.flatnonzero(active)
-        step = np.array(_FIT_STEPS)[level[idx]]
+        again = idx[refresh[idx]]
+        step = steps[level[idx]]
         size = scale[None, :] * step[:, None]
         size[:, 3] = 0.03 * first[idx, 3] * step
         trial = current[idx, None, :] + unit[None] * size[:, None, :]  # (a, 8, 4)
-        values = _ring_values(gray, to_image, trial.reshape(-1, 4), _FIT_POINTS).reshape(len(idx), 8, -1)
+        # One remap for the round: every move, and the pose of each square starting a level
+        # (its blur is chosen again there, before its moves are scored).
+        sampled = _ring_values(gray, to_image, np.concatenate([trial.reshape(-1, 4), current[again]]), _FIT_POINTS)
+        if len(again):
+            kernel[again], best[again] = _kernel_scores(sampled[8 * len(idx):], _FIT_BORDERS)
+            refresh[again] = False
+        values = sampled[: 8 * len(idx)].reshape(len(idx), 8, -1)
         v = values - values.mean(axis=2, keepdims=True)
         scores = np.matmul(v, _FIT_BORDERS[kernel[idx]][:, :, None])[..., 0] / np.maximum(np.linalg.norm(v, axis=2), 1e-6)
         k = np.argmax(scores, axis=1)
@@ -358,9 +364,9 @@ def _fit_many(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, give_up
         moves[idx] += 1
         done = idx[~better | (moves[idx] >= _FIT_MOVES)]
         # A level ends: the coarse one hands on to the fine one unless it found no tag.
-        last = done[(level[done] == 1) | (best[done] < give_up)]
-        active[last] = False
-        on = np.setdiff1d(done, last)
+        ending = (level[done] == 1) | (best[done] < give_up)
+        active[done[ending]] = False
+        on = done[~ending]
         level[on], moves[on], refresh[on] = 1, 0, True
     kernel, best = _kernel_scores(_ring_values(gray, to_image, current))
     return current, kernel, best
