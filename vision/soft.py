@@ -230,11 +230,10 @@ def _find(
     if not turns:
         return cx, cy, 0.0, -1.0
     # Every turn's response, then the best turn per position: the known markers are masked
-    # and the peak found once.
+    # and the peak found once. (OpenCV's normalised response is finite wherever the patch is:
+    # a flat window gives 0, not a division by zero.)
     stack = np.stack([cv2.matchTemplate(patch, tpl, cv2.TM_CCOEFF_NORMED) for _, tpl in turns])
-    stack = np.nan_to_num(stack, nan=-1.0, posinf=-1.0, neginf=-1.0)
-    which = np.argmax(stack, axis=0)
-    r = np.take_along_axis(stack, which[None], axis=0)[0]
+    r = stack.max(axis=0)
     t = turns[0][1].shape[0] / 2
     for kx, ky in near:  # response pixel (i, j) is a square centred at (j + t, i + t) patch pixels
         col = (kx - (cx - half)) * _FIND_PPM - t
@@ -242,7 +241,7 @@ def _find(
         rad = 0.5 * site.tag_mm * _FIND_PPM
         cv2.circle(r, (int(round(col)), int(round(row))), int(round(rad)), -1.0, -1)
     _, v, _, loc = cv2.minMaxLoc(r)
-    deg = turns[int(which[loc[1], loc[0]])][0]
+    deg = turns[int(np.argmax(stack[:, loc[1], loc[0]]))][0]
     if site.turn_hint_deg is None and v > -1.0:
         # The angles between: only near the peak, a few pixels either way.
         m, w = turns[0][1].shape[0], 2
@@ -250,7 +249,6 @@ def _find(
         window = patch[y0 : loc[1] + w + m, x0 : loc[0] + w + m]
         for d in (deg - _FIND_STEP, deg + _FIND_STEP):
             resp = cv2.matchTemplate(window, _finder_template(site.tag_mm, d % 90), cv2.TM_CCOEFF_NORMED)
-            resp = np.nan_to_num(resp, nan=-1.0, posinf=-1.0, neginf=-1.0)
             _, fv, _, floc = cv2.minMaxLoc(resp)
             if fv > v:
                 v, deg, loc = fv, d % 90, (x0 + floc[0], y0 + floc[1])
@@ -291,10 +289,10 @@ def _ring_values(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, poin
     pose[:, 0, 0], pose[:, 0, 1], pose[:, 0, 2] = c, -s, poses[:, 0]
     pose[:, 1, 0], pose[:, 1, 1], pose[:, 1, 2] = s, c, poses[:, 1]
     pose[:, 2, 2] = 1.0
-    # One matrix product for all poses (k * 3 rows), then the perspective division.
-    q = ((to_image @ pose).reshape(-1, 3) @ _homogeneous(points)).reshape(len(poses), 3, -1)
-    w = q[:, 2]
-    mx, my = (q[:, 0] / w).astype(np.float32), (q[:, 1] / w).astype(np.float32)
+    # One matrix product for all poses (rows ordered coordinate first, so that each image
+    # coordinate of every pose is one contiguous block), then the perspective division.
+    q = ((to_image @ pose).transpose(1, 0, 2).reshape(-1, 3) @ _homogeneous(points)).reshape(3, len(poses), -1)
+    mx, my = (q[0] / q[2]).astype(np.float32), (q[1] / q[2]).astype(np.float32)
     return cv2.remap(gray, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
 
 
