@@ -236,8 +236,11 @@ class Recognition:
 def _groups(sightings: Sequence[Sighting]) -> list[RigidGroup]:
     out = []
     for s in sightings:
-        img = np.vstack([d.corners for d in s.detections])
-        local = np.vstack([m.face_corners() for m in s.marks])
+        if len(s.detections) == 1:  # most components: one marker, its corners as they are (read only)
+            img, local = s.detections[0].corners, s.marks[0]._corners
+        else:
+            img = np.vstack([d.corners for d in s.detections])
+            local = np.vstack([m._corners for m in s.marks])
         weight = min(WEIGHTS[d.kind] for d in s.detections)
         out.append(RigidGroup(img, local, weight))
     return out
@@ -609,7 +612,7 @@ def _rescue(
     ok = (sides.min(axis=1) >= lo) & (sides.max(axis=1) <= hi)
     if markers:
         dec = np.array([d.centre for d in markers])
-        centres = np.stack([c.corners.mean(axis=0) for c in tags])
+        centres = np.stack([c.corners for c in tags]).mean(axis=1)
         ok &= np.linalg.norm(centres[:, None] - dec[None], axis=2).min(axis=1) > 4.0
     plausible = [c for c, good in zip(tags, ok) if good]
     if not plausible:
@@ -844,7 +847,7 @@ def _uncovered(candidates: Sequence[Candidate], found: Sequence[Detection]) -> t
         return tuple(candidates)
     centres = np.array([d.centre for d in found])
     reach = 0.5 * np.array([d.side_px for d in found])
-    quads = np.array([c.corners.mean(axis=0) for c in candidates])
+    quads = np.stack([c.corners for c in candidates]).mean(axis=1)
     hit = (np.linalg.norm(quads[:, None] - centres[None], axis=2) < reach[None]).any(axis=1)
     return tuple(c for c, h in zip(candidates, hit) if not h)
 
