@@ -407,6 +407,24 @@ def _holds_any(quads: np.ndarray, points: np.ndarray, *, each: bool = False) -> 
     return inside if each else inside.any(axis=0)
 
 
+def _square_to_quads(quads: np.ndarray, side: float) -> np.ndarray:
+    """(k, 3, 3) homographies taking the square [0, side]^2 (corners clockwise from the
+    origin) onto each quad (k, 4, 2): the closed form of the unit square's projective map,
+    all quads at once (what cv2.getPerspectiveTransform solves one by one)."""
+    x, y = quads[..., 0], quads[..., 1]
+    sx, sy = x[:, 0] - x[:, 1] + x[:, 2] - x[:, 3], y[:, 0] - y[:, 1] + y[:, 2] - y[:, 3]
+    dx1, dx2, dy1, dy2 = x[:, 1] - x[:, 2], x[:, 3] - x[:, 2], y[:, 1] - y[:, 2], y[:, 3] - y[:, 2]
+    den = dx1 * dy2 - dx2 * dy1
+    with np.errstate(divide="ignore", invalid="ignore"):  # a degenerate quad: no finite map, nothing sampled
+        g = (sx * dy2 - dx2 * sy) / den
+        h = (dx1 * sy - sx * dy1) / den
+    m = np.empty((len(quads), 3, 3))
+    m[:, 0, 0], m[:, 0, 1], m[:, 0, 2] = (x[:, 1] - x[:, 0] + g * x[:, 1]) / side, (x[:, 3] - x[:, 0] + h * x[:, 3]) / side, x[:, 0]
+    m[:, 1, 0], m[:, 1, 1], m[:, 1, 2] = (y[:, 1] - y[:, 0] + g * y[:, 1]) / side, (y[:, 3] - y[:, 0] + h * y[:, 3]) / side, y[:, 0]
+    m[:, 2, 0], m[:, 2, 1], m[:, 2, 2] = g / side, h / side, 1.0
+    return m
+
+
 @dataclass(frozen=True, slots=True)
 class TextureProbe:
     """A photo's texture probe: one polygon's texture when called, or many at once (a layout
@@ -475,9 +493,10 @@ def _texture_probe(
         """The (k, size, size) gradient magnitudes of k image quads, each warped to the patch
         square as warpPerspective would (bilinear): one remap and one Sobel pass for all."""
         k = len(quads)
-        back = np.stack([cv2.getPerspectiveTransform(square, q) for q in quads])
+        back = _square_to_quads(quads.astype(np.float64), float(size))
         pts = np.matmul(grid_h, back.transpose(0, 2, 1))
-        maps = (pts[..., :2] / pts[..., 2:3]).astype(np.float32).reshape(k * size, size, 2)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a degenerate quad samples nothing (NaN)
+            maps = (pts[..., :2] / pts[..., 2:3]).astype(np.float32).reshape(k * size, size, 2)
         patches = cv2.remap(gray, maps, None, cv2.INTER_LINEAR).astype(np.float32).reshape(k, size, size)
         # Each patch padded as Sobel pads one image (reflect 101), then all stacked: the
         # borders between them never mix two patches.
@@ -514,9 +533,14 @@ def _texture_probe(
         reach = np.sqrt(((polys - centres[:, None]) ** 2).sum(axis=2).max(axis=1))
         near = np.sqrt(((centres[:, None] - face_centres[None]) ** 2).sum(axis=2)) < face_reach[None] + reach[:, None]
         centred = np.zeros(len(polys), bool)
-        reached = np.flatnonzero(near.any(axis=0))  # only faces near some polygon can hold its centre
-        if len(reached):
-            centred = (near[:, reached] & _holds_any(faces[reached], centres, each=True)).any(axis=1)
+        pi, fj = np.nonzero(near)  # only a face near a polygon can hold its centre
+        if len(pi):
+            quad = faces[fj]  # (p, 4, 2) each pair's face, tested against its polygon's centre
+            edge = quad[:, _NEXT] - quad
+            rel = centres[pi][:, None, :] - quad
+            cross = edge[..., 0] * rel[..., 1] - edge[..., 1] * rel[..., 0]
+            holds = (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
+            centred[pi[holds]] = True
         plo, phi = polys.min(axis=1), polys.max(axis=1)
         cover = near & (face_lo[None] < phi[:, None]).all(axis=2) & (face_hi[None] > plo[:, None]).all(axis=2)
         cover &= ~centred[:, None]
