@@ -106,3 +106,26 @@ def test_many_polygons_probed_at_once_give_each_one_its_own_value() -> None:
             assert math.isclose(value, _one_patch(gray, polygon), rel_tol=2e-3)
             compared += 1
     assert compared >= 20
+
+
+def test_each_patch_map_is_the_one_opencv_solves_for_its_quad() -> None:
+    import cv2
+
+    from vision.recognise import _square_to_quads
+
+    rng = np.random.default_rng(3)
+    corners = np.array([[0, 0], [100, 0], [100, 100], [0, 100]], float)
+    quads = (corners + rng.uniform(-30, 30, (50, 4, 2))).astype(np.float32)
+    side = np.array([[0, 0], [24, 0], [24, 24], [0, 24]], np.float32)
+    expected = np.stack([cv2.getPerspectiveTransform(side, q) for q in quads])
+    got = _square_to_quads(quads.astype(float), 24.0)
+    points = np.array([[0.0, 0.0, 1.0], [12.0, 7.0, 1.0], [24.0, 24.0, 1.0]])
+    a, b = points @ expected.transpose(0, 2, 1), points @ got.transpose(0, 2, 1)
+    assert np.allclose(a[..., :2] / a[..., 2:], b[..., :2] / b[..., 2:], atol=1e-6)
+
+
+def test_a_degenerate_polygon_reads_as_nothing_without_a_warning() -> None:
+    probe = _texture_probe(_photo(), PLANE)
+    flat = np.array([[120.0, 120.0]] * 4)
+    line = np.array([[100.0, 120.0], [120.0, 120.0], [140.0, 120.0], [160.0, 120.0]])
+    assert probe.many([flat, line, _square(125, 125)])[:2] == [0.0, 0.0]
