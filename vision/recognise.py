@@ -298,7 +298,7 @@ def _unreadable(
         near = np.linalg.norm(img_centres[:, None] - dec[None], axis=2).min(axis=1) < np.maximum(reach, 4.0)
         keep &= ~near
     if located:
-        inv = np.stack([np.linalg.inv(loc.face_to_table) for loc in located])  # (m, 3, 3)
+        inv = np.linalg.inv(np.stack([loc.face_to_table for loc in located]))  # (m, 3, 3)
         size = np.array([loc.component.size_mm for loc in located])
         hom = np.concatenate([centres, np.ones((len(centres), 1))], axis=1)  # (n, 3)
         face = np.einsum("mij,nj->nmi", inv, hom)

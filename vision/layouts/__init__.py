@@ -63,6 +63,8 @@ class Located:
     """How far its markers sit from their printed shape on the fitted plane."""
     _from_table: np.ndarray | None = field(default=None, init=False, repr=False)
     """The inverse pose, kept once asked for: layouts map many table points onto a face."""
+    _pose_bytes: bytes | None = field(default=None, init=False, repr=False)
+    """The pose's bytes, kept once asked for: the key of the layouts' cached pose maps."""
 
     @property
     def centre_mm(self) -> tuple[float, float]:

@@ -41,7 +41,11 @@ def table_to_face(loc: Located) -> np.ndarray:
 
 
 def _pose_key(loc: Located) -> bytes:
-    return np.ascontiguousarray(loc.face_to_table, np.float64).tobytes()
+    key = loc._pose_bytes
+    if key is None:
+        key = np.ascontiguousarray(loc.face_to_table, np.float64).tobytes()
+        object.__setattr__(loc, "_pose_bytes", key)  # a cache of the fixed pose, not a change
+    return key
 
 
 @lru_cache(maxsize=1024)
