@@ -12,7 +12,7 @@ card, kept with its position as ``FaceDown`` and never a component.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 
@@ -240,8 +240,28 @@ class Identified:
     """Back tags seen: face-down components, never scored as a component."""
 
 
+#: Recent per-marker and per-face homographies, by the very objects they were computed for: a
+#: frame identifies its markers again after each later look, nearly all of them unchanged.
+_SEEN: dict[tuple[int, ...], tuple[tuple[object, ...], np.ndarray]] = {}
+_MARKER, _FACE = object(), object()  # what a remembered homography is of (never mixed up)
+
+
+def _remembered(objects: tuple[object, ...], compute: Callable[[], np.ndarray]) -> np.ndarray:
+    """``compute()``, or what it gave for these same objects lately (bounded; thread-safe enough:
+    a lost entry is computed again)."""
+    key = tuple(map(id, objects))
+    known = _SEEN.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], objects)):
+        return known[1]
+    value = compute()
+    if len(_SEEN) >= 4096:
+        _SEEN.clear()
+    _SEEN[key] = (objects, value)
+    return value
+
+
 def _mark_homography(det: Detection, mark: Mark) -> np.ndarray:
-    return cv2.getPerspectiveTransform(mark._corners32, det.corners.astype(np.float32))
+    return _remembered((_MARKER, det, mark), lambda: cv2.getPerspectiveTransform(mark._corners32, det.corners.astype(np.float32)))
 
 
 @lru_cache(maxsize=4096)
@@ -265,10 +285,16 @@ def _fused_homography(dets: Sequence[Detection], marks: Sequence[Mark]) -> np.nd
 
 def _fused_homographies(faces: Sequence[tuple[Sequence[Detection], Sequence[Mark]]]) -> list[np.ndarray]:
     """``_fused_homography`` of many faces: those with the same number of markers solved in
-    one stacked fit (one face of one marker keeps OpenCV's exact four-point solution)."""
+    one stacked fit (one face of one marker keeps OpenCV's exact four-point solution). A face
+    fitted lately from the very same markers keeps its fit."""
     out: list[np.ndarray] = [np.empty(0)] * len(faces)
+    keys = [(_FACE, *dets, *marks) for dets, marks in faces]
     by_size: dict[int, list[int]] = {}
     for k, (dets, _) in enumerate(faces):
+        known = _SEEN.get(tuple(map(id, keys[k])))
+        if known is not None and all(a is b for a, b in zip(known[0], keys[k])):
+            out[k] = known[1]
+            continue
         by_size.setdefault(len(dets), []).append(k)
     for size, same in by_size.items():
         if size == 1:
@@ -280,6 +306,8 @@ def _fused_homographies(faces: Sequence[tuple[Sequence[Detection], Sequence[Mark
         w = np.array([[WEIGHTS[d.kind] for d in faces[k][0] for _ in range(4)] for k in same])
         for k, h in zip(same, weighted_dlts(src, dst, w)):
             out[k] = h
+    for k, key in enumerate(keys):
+        _remembered(key, lambda k=k: out[k])
     return out
 
 
