@@ -162,14 +162,6 @@ def plain_points(game: str, component: Component, half_mm: float) -> tuple[tuple
     return tuple((float(pts[k, 0]), float(pts[k, 1])) for k in pick)
 
 
-def plain_textures(view: TableView, loc: Located, half_mm: float = PROBE_HALF_MM) -> list[float]:
-    """Textures of a face away from its spaces and markers (nothing lies there), in this photo."""
-    if view.texture is None:
-        return []
-    values = probe_all(view.texture, [square(loc, x, y, half_mm) for x, y in plain_points(view.game, loc.component, half_mm)])
-    return [v for v in values if v > 0]
-
-
 def plain_level(values: Sequence[float]) -> float:
     """The plain face's texture: a low quantile, as printed text may lie where plain probes fall."""
     return float(np.percentile(values, 25)) if values else 0.0
@@ -197,20 +189,36 @@ def covered(faces: tuple[list[Located], np.ndarray, np.ndarray], spot: Spot) -> 
     return bool(np.any(on & smaller & np.array([c is not spot.holder for c in locs])))
 
 
-def _floors(view: TableView, holders: Sequence[Located], half_mm: float) -> Callable[[Located], float]:
+def _floors(
+    view: TableView, holders: Sequence[Located], half_mm: float
+) -> tuple[Callable[[Located], float], Callable[[Iterable[Located]], None]]:
     """Per holder: the plain level its places are compared with. Probed only for holders whose
     places are looked at, and the pool of all ``holders`` only when one has too little plain face
-    of its own (a tile full of slots)."""
+    of its own (a tile full of slots). A holder's plain samples are the textures at its
+    ``plain_points`` (nothing lies and nothing is printed there but the fill). Also returns
+    ``fetch``: the plain samples of many holders probed in one go."""
     samples: dict[int, list[float]] = {}
     levels: dict[int, float] = {}
 
+    def fetch(faces: Iterable[Located]) -> None:
+        todo = [f for f in _unique(faces) if id(f) not in samples]
+        if not todo:
+            return
+        squares = [[square(f, x, y, half_mm) for x, y in plain_points(view.game, f.component, half_mm)] for f in todo]
+        flat = [sq for face_squares in squares for sq in face_squares]
+        values = probe_all(view.texture, flat) if flat and view.texture is not None else []
+        at = 0
+        for f, face_squares in zip(todo, squares):
+            samples[id(f)] = [v for v in values[at : at + len(face_squares)] if v > 0]
+            at += len(face_squares)
+
     def own(face: Located) -> list[float]:
-        if id(face) not in samples:
-            samples[id(face)] = plain_textures(view, face, half_mm)
+        fetch([face])
         return samples[id(face)]
 
     @cache
     def pooled() -> float:
+        fetch(holders)
         return plain_level([v for face in _unique(holders) for v in own(face)])
 
     def floor(face: Located) -> float:
@@ -219,7 +227,7 @@ def _floors(view: TableView, holders: Sequence[Located], half_mm: float) -> Call
             levels[id(face)] = plain_level(values) if len(values) >= 3 else pooled()
         return levels[id(face)]
 
-    return floor
+    return floor, fetch
 
 
 def _unique(faces: Iterable[Located]) -> list[Located]:
@@ -240,14 +248,15 @@ def _looks(view: TableView, spots: Sequence[Spot], others: Sequence[Located], pl
     ``plain_only``: stop probing a place once it is clearly busier than its plain face."""
     texture = view.texture
     assert texture is not None
-    floor_of = _floors(view, [s.holder for s in spots] + list(others), spots[0].half_mm)
+    floor_of, fetch = _floors(view, [s.holder for s in spots] + list(others), spots[0].half_mm)
     faces = _faces(view)
+    open_spots = [i for i, spot in enumerate(spots) if not covered(faces, spot)]  # else hidden under a read component
+    fetch(spots[i].holder for i in open_spots)  # every holder's plain face in one go
     floors: dict[int, float] = {}
-    for i, spot in enumerate(spots):
-        if not covered(faces, spot):  # else whatever lies there is hidden under a read component
-            floor = floor_of(spot.holder)
-            if floor > 0:
-                floors[i] = floor
+    for i in open_spots:
+        floor = floor_of(spots[i].holder)
+        if floor > 0:
+            floors[i] = floor
     # Every place's k-th probe square in one go (a place done once clearly busy, with ``plain_only``).
     busiest = dict.fromkeys(floors, 0.0)
     pending = list(floors)
