@@ -532,18 +532,6 @@ def _texture_probe(
         centres = polys.sum(axis=1) * 0.25
         reach = np.sqrt(((polys - centres[:, None]) ** 2).sum(axis=2).max(axis=1))
         near = np.sqrt(((centres[:, None] - face_centres[None]) ** 2).sum(axis=2)) < face_reach[None] + reach[:, None]
-        centred = np.zeros(len(polys), bool)
-        pi, fj = np.nonzero(near)  # only a face near a polygon can hold its centre
-        if len(pi):
-            quad = faces[fj]  # (p, 4, 2) each pair's face, tested against its polygon's centre
-            edge = quad[:, _NEXT] - quad
-            rel = centres[pi][:, None, :] - quad
-            cross = edge[..., 0] * rel[..., 1] - edge[..., 1] * rel[..., 0]
-            holds = (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
-            centred[pi[holds]] = True
-        plo, phi = polys.min(axis=1), polys.max(axis=1)
-        cover = near & (face_lo[None] < phi[:, None]).all(axis=2) & (face_hi[None] > plo[:, None]).all(axis=2)
-        cover &= ~centred[:, None]
         todo: list[tuple[int, object]] = []
         idx = np.flatnonzero(inside)
         if memo is None:
@@ -558,10 +546,25 @@ def _texture_probe(
                     todo.append((i, key))
         if not todo:
             return values
-        rows = [i for i, _ in todo]
+        rows = np.array([i for i, _ in todo])
+        # Which faces each polygon still to sample must not count: those reaching into its box,
+        # unless it is centred on one of them.
+        near_rows, poly_rows = near[rows], polys[rows]
+        centred = np.zeros(len(rows), bool)
+        pi, fj = np.nonzero(near_rows)  # only a face near a polygon can hold its centre
+        if len(pi):
+            quad = faces[fj]  # (p, 4, 2) each pair's face, tested against its polygon's centre
+            edge = quad[:, _NEXT] - quad
+            rel = centres[rows][pi][:, None, :] - quad
+            cross = edge[..., 0] * rel[..., 1] - edge[..., 1] * rel[..., 0]
+            holds = (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
+            centred[pi[holds]] = True
+        plo, phi = poly_rows.min(axis=1), poly_rows.max(axis=1)
+        cover = near_rows & (face_lo[None] < phi[:, None]).all(axis=2) & (face_hi[None] > plo[:, None]).all(axis=2)
+        cover &= ~centred[:, None]
         grads = sampled(quads[rows])
-        for j in np.flatnonzero(cover[rows].any(axis=1)).tolist():
-            masked(grads[j], polys[rows[j]], cover[rows[j]])
+        for j in np.flatnonzero(cover.any(axis=1)).tolist():
+            masked(grads[j], poly_rows[j], cover[j])
         for (i, key), grad in zip(todo, grads):
             values[i] = float(grad.sum() / grad.size)  # the mean, without np.mean's overhead
             if memo is not None:
