@@ -305,14 +305,8 @@ def _kernel_scores(values: np.ndarray, borders: np.ndarray = _BORDERS) -> tuple[
     return k, scores[np.arange(len(k)), k]
 
 
-def _best_kernel(values: np.ndarray, borders: np.ndarray = _BORDERS) -> tuple[str, float]:
-    """The blur whose border explains one pose's ring samples best, and how well."""
-    k, score = _kernel_scores(values[:1], borders)
-    return _KERNEL_NAMES[int(k[0])], float(score[0])
-
-
-#: The pose fit's steps (x and y in mm, the angle in degrees, the side as a fraction of the
-#: first guess), coarse then fine, and how many moves each level may take.
+#: The pose fit's step per level, coarse then fine (mm in x and y; per millimetre of step the
+#: angle moves 4 degrees and the side 3 % of the printed size), and the moves a level may take.
 _FIT_STEPS = (0.6, 0.3)
 _FIT_MOVES = 12
 
@@ -368,12 +362,6 @@ def _fit_many(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, give_up
         level[on], moves[on], refresh[on] = 1, 0, True
     kernel, best = _kernel_scores(_ring_values(gray, to_image, current))
     return current, kernel, best
-
-
-def _fit(gray: np.ndarray, to_image: np.ndarray, pose: list[float], give_up: float) -> tuple[list[float], str, float]:
-    """One square's ``_fit_many``."""
-    poses, kernel, best = _fit_many(gray, to_image, np.array([pose], float), give_up)
-    return [float(v) for v in poses[0]], _KERNEL_NAMES[int(kernel[0])], float(best[0])
 
 
 def read_site(
