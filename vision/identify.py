@@ -15,6 +15,7 @@ import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
+from typing import Any
 
 import cv2
 import numpy as np
@@ -240,23 +241,35 @@ class Identified:
     """Back tags seen: face-down components, never scored as a component."""
 
 
-#: Recent per-marker and per-face homographies, by the very objects they were computed for: a
-#: frame identifies its markers again after each later look, nearly all of them unchanged.
-_SEEN: dict[tuple[int, ...], tuple[tuple[object, ...], np.ndarray]] = {}
-_MARKER, _FACE = object(), object()  # what a remembered homography is of (never mixed up)
+#: Recent answers about the very objects they were computed for (a marker's homography, a
+#: face's fused fit, whether a board's markers make one face): a frame identifies its markers
+#: again after each later look, nearly all of them unchanged.
+_SEEN: dict[tuple[int, ...], tuple[tuple[object, ...], Any]] = {}
+#: What a remembered answer is of, first in its key (so that answers never mix).
+_MARKER, _FACE, _ONE_FACE = object(), object(), object()
 
 
-def _remembered(objects: tuple[object, ...], compute: Callable[[], np.ndarray]) -> np.ndarray:
-    """``compute()``, or what it gave for these same objects lately (bounded; thread-safe enough:
-    a lost entry is computed again)."""
-    key = tuple(map(id, objects))
-    known = _SEEN.get(key)
+def _recalled(objects: tuple[object, ...]) -> Any | None:
+    """What was remembered lately for these same objects, or None."""
+    known = _SEEN.get(tuple(map(id, objects)))
     if known is not None and all(a is b for a, b in zip(known[0], objects)):
         return known[1]
-    value = compute()
+    return None
+
+
+def _remember(objects: tuple[object, ...], value: Any) -> None:
+    """Keep an answer (bounded; a lost entry is only computed again, so threads may share it)."""
     if len(_SEEN) >= 4096:
         _SEEN.clear()
-    _SEEN[key] = (objects, value)
+    _SEEN[tuple(map(id, objects))] = (objects, value)
+
+
+def _remembered(objects: tuple[object, ...], compute: Callable[[], Any]) -> Any:
+    """``compute()``, or what it gave for these same objects lately."""
+    value = _recalled(objects)
+    if value is None:
+        value = compute()
+        _remember(objects, value)
     return value
 
 
@@ -291,9 +304,9 @@ def _fused_homographies(faces: Sequence[tuple[Sequence[Detection], Sequence[Mark
     keys = [(_FACE, *dets, *marks) for dets, marks in faces]
     by_size: dict[int, list[int]] = {}
     for k, (dets, _) in enumerate(faces):
-        known = _SEEN.get(tuple(map(id, keys[k])))
-        if known is not None and all(a is b for a, b in zip(known[0], keys[k])):
-            out[k] = known[1]
+        known = _recalled(keys[k])
+        if known is not None:
+            out[k] = known
             continue
         by_size.setdefault(len(dets), []).append(k)
     for size, same in by_size.items():
@@ -306,8 +319,8 @@ def _fused_homographies(faces: Sequence[tuple[Sequence[Detection], Sequence[Mark
         w = np.array([[WEIGHTS[d.kind] for d in faces[k][0] for _ in range(4)] for k in same])
         for k, h in zip(same, weighted_dlts(src, dst, w)):
             out[k] = h
-    for k, key in enumerate(keys):
-        _remembered(key, lambda k=k: out[k])
+    for key, h in zip(keys, out):
+        _remember(key, h)
     return out
 
 
@@ -370,11 +383,6 @@ def _clusters(centres: np.ndarray, radii: Sequence[float]) -> list[list[int]]:
     return list(groups.values())
 
 
-#: Recent answers of ``_one_face``, by the very detections and marks asked about: a frame
-#: identifies its markers again after each later look, and a board's many anchors cost a fit.
-_ONE_FACE: dict[tuple[int, ...], tuple[tuple[Detection, ...], tuple[Mark, ...], bool]] = {}
-
-
 def _one_face(items: list[tuple[Detection, Mark, np.ndarray]]) -> bool:
     """Whether one face homography explains all of a component's markers.
 
@@ -384,15 +392,7 @@ def _one_face(items: list[tuple[Detection, Mark, np.ndarray]]) -> bool:
     """
     dets = tuple(d for d, _, _ in items)
     marks = tuple(m for _, m, _ in items)
-    key = tuple(map(id, dets + marks))
-    known = _ONE_FACE.get(key)
-    if known is not None and all(a is b for a, b in zip(known[0] + known[1], dets + marks)):
-        return known[2]
-    answer = _explains_all(dets, marks)
-    if len(_ONE_FACE) >= 64:
-        _ONE_FACE.clear()  # bounded; one call (safe while other threads read it)
-    _ONE_FACE[key] = (dets, marks, answer)
-    return answer
+    return bool(_remembered((_ONE_FACE, *dets, *marks), lambda: _explains_all(dets, marks)))
 
 
 def _explains_all(dets: Sequence[Detection], marks: Sequence[Mark]) -> bool:

@@ -49,7 +49,7 @@ from .layouts import (
     outline_probe,
 )
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
-from .plane import Plane, RigidGroup, apply_homography, extended, fit_plane, rigid_fits
+from .plane import Plane, RigidGroup, apply_homographies, apply_homography, extended, fit_plane, rigid_fits
 from .rescue import rescue_tags
 from .soft import SAME_SIZE, Site, SoftConfig, distinct_sizes, read_sites, tag_pools
 
@@ -261,9 +261,7 @@ def _locate_all(sightings: Sequence[Sighting], plane: Plane, residuals: Sequence
     corners = np.zeros((len(sightings), 4, 2))
     corners[:, [1, 2], 0] = size[:, :1]
     corners[:, [2, 3], 1] = size[:, 1:]
-    maps = np.stack([s.face_to_image for s in sightings])
-    q = np.matmul(corners, maps[:, :, :2].transpose(0, 2, 1)) + maps[:, None, :, 2]
-    outlines = q[..., :2] / q[..., 2:3]
+    outlines = apply_homographies(np.stack([s.face_to_image for s in sightings]), corners)
     return [Located(s.component, s.payload, pose, outline, s.source, float(r))
             for s, pose, outline, r in zip(sightings, poses, outlines, residuals)]
 
@@ -298,11 +296,8 @@ def _unreadable(
         near = np.linalg.norm(img_centres[:, None] - dec[None], axis=2).min(axis=1) < np.maximum(reach, 4.0)
         keep &= ~near
     if located:
-        inv = np.linalg.inv(np.stack([loc.face_to_table for loc in located]))  # (m, 3, 3)
         size = np.array([loc.component.size_mm for loc in located])
-        hom = np.concatenate([centres, np.ones((len(centres), 1))], axis=1)  # (n, 3)
-        face = np.einsum("mij,nj->nmi", inv, hom)
-        face = face[..., :2] / face[..., 2:3]
+        face = _on_faces(located, centres).transpose(1, 0, 2)  # (n, m, 2)
         inside = ((face >= -2) & (face <= size[None] + 2)).all(axis=2)  # (n, m)
         # A face with printed spaces (a board, a tile with slots) holds other components: a quad
         # on one of its spaces (and not on the face's own markers) lies on top and is reported.
@@ -336,22 +331,23 @@ def _unreadable(
     return out
 
 
-_SPACE_TABLES: dict[int, tuple[Component, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
-
-
+@cache
 def _space_table(component: Component) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A board's spaces as arrays (centres, half sizes, longer sides), built once per component:
     a frame checks every undecoded quad against every space of every board."""
-    known = _SPACE_TABLES.get(id(component))
-    if known is None or known[0] is not component:
-        spaces = component.spaces
-        table = (
-            np.array([[sp.x_mm, sp.y_mm] for sp in spaces], float).reshape(-1, 2),
-            np.array([[sp.w_mm / 2, sp.h_mm / 2] for sp in spaces], float).reshape(-1, 2),
-            np.array([max(sp.w_mm, sp.h_mm) for sp in spaces], float),
-        )
-        known = _SPACE_TABLES[id(component)] = (component, table)
-    return known[1]
+    spaces = component.spaces
+    return (
+        np.array([[sp.x_mm, sp.y_mm] for sp in spaces], float).reshape(-1, 2),
+        np.array([[sp.w_mm / 2, sp.h_mm / 2] for sp in spaces], float).reshape(-1, 2),
+        np.array([max(sp.w_mm, sp.h_mm) for sp in spaces], float),
+    )
+
+
+def _on_faces(located: Sequence[Located], points: np.ndarray) -> np.ndarray:
+    """(m, n, 2) table points (n, 2) in each located face's own millimetres, all faces at once."""
+    inv = np.linalg.inv(np.stack([loc.face_to_table for loc in located]))  # (m, 3, 3)
+    q = np.einsum("mij,nj->mni", inv, np.c_[points, np.ones(len(points))])
+    return q[..., :2] / q[..., 2:3]
 
 
 def _own_marks(catalog: Catalog, component: Component) -> list[Mark]:
@@ -687,9 +683,7 @@ def _covered_points(points: np.ndarray, located: Sequence[Located], holder: Loca
     others = [loc for loc in located if loc is not holder and not loc.component.spaces]
     if not others or not len(points):
         return np.zeros(len(points), bool)
-    inv = np.linalg.inv(np.stack([loc.face_to_table for loc in others]))  # (m, 3, 3)
-    q = np.einsum("mij,nj->mni", inv, np.c_[points, np.ones(len(points))])
-    face = q[..., :2] / q[..., 2:3]  # (m, n, 2)
+    face = _on_faces(others, points)  # (m, n, 2)
     size = np.array([loc.component.size_mm for loc in others], float)[:, None, :]
     return ((face >= 0) & (face <= size)).all(axis=2).any(axis=0)
 
@@ -701,9 +695,7 @@ def _explanation(points: np.ndarray, located: Sequence[Located], catalog: Catalo
     n = len(points)
     if not located or not n:
         return np.full(n, np.inf), np.zeros(n, bool)
-    inv = np.linalg.inv(np.stack([loc.face_to_table for loc in located]))  # (m, 3, 3)
-    q = np.einsum("mij,nj->mni", inv, np.c_[points, np.ones(n)])
-    face = q[..., :2] / q[..., 2:3]  # (m, n, 2) face millimetres
+    face = _on_faces(located, points)  # (m, n, 2) face millimetres
     size = np.array([loc.component.size_mm for loc in located], float)
     inside = (face >= 0).all(axis=2) & (face <= size[:, None, :]).all(axis=2)
     own = np.array([
