@@ -33,6 +33,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+# One core for every thread, set before numpy starts its BLAS worker threads: pinned later,
+# they would stay free to run on the other cores (or, pinned too, spin against the main one).
+if __name__ == "__main__" and hasattr(os, "sched_setaffinity"):
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -173,8 +179,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--setups", default="", help="comma-separated labels to run (default: all)")
     ap.add_argument("--write", action="store_true", help="replace the tables in docs/vision.md and docs/vision_boards.md")
     args = ap.parse_args(argv)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     cv2.setNumThreads(1)
     rows = []
     wanted = {s.strip() for s in args.setups.split(",") if s.strip()}

@@ -66,6 +66,10 @@ class RecogniseConfig:
     """Give undecoded tag-sized quads a second look against this game's unseen tags."""
     unreadable_size_tolerance: float = 0.3
     """An undecoded quad counts as an unreadable tag when its side is within this fraction of a printed tag."""
+    unreadable_face_tolerance: float = 0.08
+    """An undecoded quad counts as an unread component when it is a rectangle whose sides are
+    within this fraction of a read component's face beside it (blur can merge a whole tile or
+    card, markers and all, into one quad: the component is then shown as unread, not missed)."""
     soft: SoftConfig | None = SoftConfig()
     """Read blurred tags whole at undecoded quads and at free spaces of located boards; None skips it."""
     soft_quad_growth: tuple[float, float] = (0.7, 1.8)
@@ -274,8 +278,10 @@ def _unreadable(
     tag_sizes: Sequence[float],
     tolerance: float,
     catalog: Catalog | None = None,
+    face_tolerance: float = 0.0,
 ) -> list[Unreadable]:
-    """Undecoded quads of a printed tag's size that lie on no located face and no decoded marker."""
+    """Undecoded quads of a printed tag's size, or (with ``face_tolerance``) of the whole face
+    of a read component beside them, that lie on no located face and no decoded marker."""
     if plane is None or not tag_sizes or not candidates:
         return []
     lo, hi = min(tag_sizes) * (1 - tolerance), max(tag_sizes) * (1 + tolerance)
@@ -286,7 +292,8 @@ def _unreadable(
     d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
     is_tag = np.array([c.kind is MarkerKind.TAG for c in candidates])
     square_ok = (sides.min(axis=1) >= lo) & (sides.max(axis=1) <= hi) & (np.abs(d1 - d2) <= 0.15 * np.maximum(d1, d2))
-    keep = ~is_tag | square_ok
+    face_ok = is_tag & _unread_faces(pts, located, face_tolerance)
+    keep = ~is_tag | square_ok | face_ok
     centres = pts.mean(axis=1)
     side_mean = sides.mean(axis=1)
     img_centres = img.mean(axis=1)
@@ -317,18 +324,61 @@ def _unreadable(
                 on_mark &= (fy[:, 0] >= mark.y_mm - 3) & (fy[:, 0] <= mark.y_mm + mark.size_mm + 3)
                 on_space &= ~on_mark
             explained |= inside[:, j] & ~on_space
-        keep &= ~explained
+        # A face-sized quad on a located face is a printed space or panel of it: the layouts
+        # look at spaces themselves (a face on one shows as busy, not as an outline).
+        keep &= ~explained & ~(face_ok & inside.any(axis=1))
     out: list[Unreadable] = []
     kept: list[np.ndarray] = []
-    for i in np.nonzero(keep)[0]:
+    faces: list[np.ndarray] = []
+    # Whole faces first: a marker quad inside an unread face is that same component.
+    for i in sorted(np.nonzero(keep)[0], key=lambda i: not face_ok[i]):
         centre = centres[i]
         if any(np.linalg.norm(centre - k) < 10 for k in kept):
             continue
+        if not face_ok[i] and any(cv2.pointPolygonTest(f, (float(centre[0]), float(centre[1])), False) >= 0 for f in faces):
+            continue
         kept.append(centre)
         cand = candidates[i]
-        reason = "a tag that did not decode" if cand.kind is MarkerKind.TAG else "a QR code that did not decode"
+        if face_ok[i]:
+            faces.append(pts[i].astype(np.float32))
+            reason = "a component whose markers did not decode"
+        elif cand.kind is MarkerKind.TAG:
+            reason = "a tag that did not decode"
+        else:
+            reason = "a QR code that did not decode"
         out.append(Unreadable(cand.kind, cand.corners, (float(centre[0]), float(centre[1])), reason))
     return out
+
+
+#: A face-shaped quad counts as an unread component only this many long sides of a face
+#: from a read component of the same size (a lone one is more often a note or a phone) ...
+_FACE_BESIDE = 1.6
+#: ... and turned at most this many degrees off it (modulo quarter turns).
+_FACE_SQUARE_DEG = 12.0
+
+
+def _unread_faces(pts: np.ndarray, located: Sequence[Located], tolerance: float) -> np.ndarray:
+    """Which quads (table corners, (n, 4, 2)) outline a face like a read card's, tile's or
+    token's lying beside it: a rectangle (opposite sides alike, diagonals alike) whose sides are within
+    ``tolerance`` of that component's, at most ``_FACE_BESIDE`` of its long sides away."""
+    located = [loc for loc in located if not loc.component.spaces]  # cards, tiles, tokens: not boards
+    if tolerance <= 0 or not located or not len(pts):
+        return np.zeros(len(pts), bool)
+    sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
+    d1 = np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1)
+    d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
+    a, b = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
+    short, long = np.minimum(a, b)[:, None], np.maximum(a, b)[:, None]
+    rectangle = (np.abs(sides[:, 0] - sides[:, 2]) <= tolerance * a) & (np.abs(sides[:, 1] - sides[:, 3]) <= tolerance * b)
+    rectangle &= np.abs(d1 - d2) <= 0.1 * np.maximum(d1, d2)
+    size = np.array([(min(loc.component.size_mm), max(loc.component.size_mm)) for loc in located])  # (m, 2)
+    alike = (np.abs(short - size[None, :, 0]) <= tolerance * size[None, :, 0]) & (np.abs(long - size[None, :, 1]) <= tolerance * size[None, :, 1])
+    gap = np.linalg.norm(pts.mean(axis=1)[:, None] - np.array([loc.centre_mm for loc in located])[None], axis=2)
+    # Laid square to it (players line faces up; a note or a phone lies at any angle).
+    edge = pts[:, 1] - pts[:, 0]
+    turn = np.degrees(np.arctan2(edge[:, 1], edge[:, 0]))[:, None] - np.array([loc.angle_deg for loc in located])[None]
+    square = np.abs((turn + 45.0) % 90.0 - 45.0) <= _FACE_SQUARE_DEG
+    return rectangle & (alike & square & (gap <= _FACE_BESIDE * size[None, :, 1])).any(axis=1)
 
 
 @cache
@@ -943,7 +993,8 @@ def recognise(
     def read_layout() -> tuple[tuple[Unreadable, ...], LayoutResult, list[Problem]]:
         """Unreadable markers, the layout's reading and every problem, on the current plane."""
         found = tuple(_unreadable(
-            candidates, plane, located, markers, catalog.tag_sizes_mm, cfg.unreadable_size_tolerance, catalog
+            candidates, plane, located, markers, catalog.tag_sizes_mm, cfg.unreadable_size_tolerance, catalog,
+            cfg.unreadable_face_tolerance,
         ))
         view = TableView(
             game.id,

@@ -43,7 +43,8 @@ def test_habitats_tiles_without_their_entrance_are_not_guessed() -> None:
     located = (at("habitats", "T001", 0, 0, 0), at("habitats", "T002", 52, 0, 0))
     result = find_layout("habitats").read(TableView("habitats", located, players=(Player("red", "Red", "red", 0),)))  # type: ignore[arg-type]
     assert result.placed == ()
-    assert {p.code for p in result.problems} == {"layout/loose"}
+    # The tiles are loose, and the players are told why: red's entrance is not in view.
+    assert {p.code for p in result.problems} == {"layout/loose", "layout/player_not_in_view"}
 
 
 def test_phylo_owner_is_the_way_a_card_faces() -> None:

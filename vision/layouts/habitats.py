@@ -217,6 +217,14 @@ def read(view: TableView) -> LayoutResult:
     entrances = [(c, cs.colour) for c in view.located if (cs := cat.colour_of_entrance(c.component.id))]
     entrance_colour = {id(c): colour for c, colour in entrances}
     players = _players(view, entrances)
+    # A seated player whose entrance is not in view has no park in this reading: said, so that
+    # an empty park is never scored as if it were the player's.
+    in_view = {colour for _, colour in entrances}
+    problems += [
+        Problem("layout/player_not_in_view", f"the entrance of {p.name} ({p.colour or p.id}) is not in view; that park is not read")
+        for p in players
+        if view.players is not None and (p.colour or p.id) not in in_view
+    ]
     by_colour = {p.colour or p.id: p for p in players}
     by_colour.update({p.id: p for p in players})
     seat0 = min((p.seat for p in players), default=None)

@@ -1,0 +1,74 @@
+"""A face blurred past its markers can still show as one quad of its own size: it is reported
+as an unread component when it lies square beside a read face of that size, and not when it
+is only face-sized (a note, a phone) somewhere on the table.
+
+The plane here is the identity (image pixels are table millimetres), so quads are drawn in mm.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from scoring.model import Player
+from vision.detect import Candidate, MarkerKind
+from vision.identify import catalog_for
+from vision.layouts import TableView, find_layout
+from vision.plane import Plane
+from vision.recognise import RecogniseConfig, _unreadable
+
+from .boards import located
+
+PLANE = Plane(np.eye(3), 0.5, (0,), ())
+FACE_TOLERANCE = RecogniseConfig().unreadable_face_tolerance
+
+
+def quad(cx: float, cy: float, w: float, h: float, angle_deg: float = 0.0) -> Candidate:
+    a = math.radians(angle_deg)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    corners = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]]) @ rot.T + (cx, cy)
+    return Candidate(MarkerKind.TAG, corners)
+
+
+def unread(game_id: str, candidates: list[Candidate], faces: tuple) -> list:  # noqa: ANN001
+    catalog = catalog_for(game_id)
+    return _unreadable(candidates, PLANE, faces, (), catalog.tag_sizes_mm, 0.3, catalog, FACE_TOLERANCE)
+
+
+def test_a_tile_sized_quad_square_beside_a_read_tile_is_an_unread_component() -> None:
+    faces = (located("habitats", "T001", 100, 100, 0),)
+    got = unread("habitats", [quad(152, 101, 51, 49, 3)], faces)
+    assert len(got) == 1
+    assert got[0].reason == "a component whose markers did not decode"
+    assert np.allclose(got[0].centre_mm, (152, 101), atol=0.5)
+
+
+def test_face_sized_quads_that_are_not_beside_a_like_face_are_not_reported() -> None:
+    faces = (located("habitats", "T001", 100, 100, 0),)
+    assert unread("habitats", [quad(152, 100, 50, 50, 30)], faces) == []   # turned like a dropped note
+    assert unread("habitats", [quad(400, 100, 50, 50, 0)], faces) == []    # far from every tile
+    assert unread("habitats", [quad(155, 100, 62, 50, 0)], faces) == []    # not a tile's size
+    assert unread("habitats", [quad(100, 100, 50, 50, 0)], faces) == []    # the read tile's own outline
+    assert unread("habitats", [quad(152, 100, 50, 50, 0)], ()) == []       # no read face to compare
+
+
+def test_a_marker_quad_inside_an_unread_face_is_the_same_component() -> None:
+    # PHYLO: the card's outline and its tag's quad, both undecoded: one report, the card's.
+    faces = (located("phylo", "HOME-A", 100, 100, 0),)
+    card = quad(100 + 64, 100, 63.5, 88.9, 2)
+    tag = quad(100 + 64 - 18.5, 100 - 31, 21, 21, 2)
+    got = unread("phylo", [tag, card], faces)
+    assert [u.reason for u in got] == ["a component whose markers did not decode"]
+
+
+def test_a_seated_player_whose_entrance_is_not_in_view_is_said() -> None:
+    faces = (
+        located("habitats", "E-RED", 500, 300, 0),
+        located("habitats", "T001", 552, 300, 0),
+    )
+    players = (Player("red", "Red", "red", 0), Player("yellow", "Yellow", "yellow", 1))  # type: ignore[arg-type]
+    result = find_layout("habitats").read(TableView("habitats", faces, players=players))
+    missing = [p for p in result.problems if p.code == "layout/player_not_in_view"]
+    assert len(missing) == 1 and "yellow" in missing[0].message.lower()
+    assert {p.placement.component for p in result.placed} == {"E-RED", "T001"}
