@@ -9,7 +9,8 @@ docs/vision_boards.md (the board-anchored games).
 Columns: components in view; identified (read as the right component); wrong (a component
 read with a wrong id, or put in a wrong cell or rotation: the target is 0); cells correct
 (right component, right area, cell and rotation); misses reported (components in view but
-not read whose place shows up as an unknown cell or an unreadable marker); layout failures
+not read whose place shows up as an unknown cell or an unreadable marker, or that a problem
+names, itself or its whole area: a park whose entrance is not in view); layout failures
 (scenes where the layout placed nothing although components were in view); false unknowns
 (places reported as holding an unread component where nothing lies); latency p50/p90
 of the whole pipeline per frame (JPEG bytes in, Recognition out) and of the bare decoders
@@ -139,7 +140,7 @@ def run(game_id: str, condition: str, resolution: tuple[int, int], position: str
                 < 0.08 * resolution[0]
                 for u in rec.unreadable
             )
-            problem_names = any(cid in pr.components for pr in rec.problems)
+            problem_names = any(cid in pr.components or p.area in pr.areas for pr in rec.problems)
             if (p.area, p.cell) in unknown_cells or near_unreadable or problem_names:
                 tally.reported += 1
         if visible and not rec.state.placements:

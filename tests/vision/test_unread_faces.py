@@ -71,4 +71,5 @@ def test_a_seated_player_whose_entrance_is_not_in_view_is_said() -> None:
     result = find_layout("habitats").read(TableView("habitats", faces, players=players))
     missing = [p for p in result.problems if p.code == "layout/player_not_in_view"]
     assert len(missing) == 1 and "yellow" in missing[0].message.lower()
+    assert missing[0].areas == ("park:yellow",)
     assert {p.placement.component for p in result.placed} == {"E-RED", "T001"}

@@ -149,14 +149,19 @@ class Problem:
     message: str
     components: tuple[str, ...] = ()
     image_points: tuple[tuple[float, float], ...] = ()
+    areas: tuple[str, ...] = ()
+    """Areas of the state this problem leaves unread as a whole (a park whose entrance is not in view)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "code": self.code,
             "message": self.message,
             "components": list(self.components),
             "image_points": [[round(x, 1), round(y, 1)] for x, y in self.image_points],
         }
+        if self.areas:
+            out["areas"] = list(self.areas)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
