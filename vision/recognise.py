@@ -845,6 +845,9 @@ def _look_again_sites(places: Sequence[LookAgain], catalog: Catalog) -> list[Sit
         w, h = place.face_mm
         tags = _tags_for_face(catalog.game, round(min(w, h)), round(max(w, h)))
         for size in distinct_sizes(s for s, _ in tags):
+            if place.tag_mm is not None:
+                sites.append(Site(place.tag_mm, size, place.reach_mm + 2.0, turn_hint_deg=place.angle_deg))
+                continue
             reach = max(r for s, r in tags if size <= s <= size * SAME_SIZE)
             sites.append(Site(place.centre_mm, size, reach + place.reach_mm, turn_hint_deg=place.angle_deg))
     return sites

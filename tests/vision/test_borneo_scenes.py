@@ -7,6 +7,7 @@ import json
 import pytest
 
 from scoring import find_game
+from scoring.markers import marker_layout
 from scoring.model import BoardState, Placement, Player
 from scoring.state import state_to_json
 from vision import recognise, sample_photo
@@ -148,3 +149,21 @@ def test_sample_photo_reads_its_truth_and_score() -> None:
     totals = {s.player: s.total for s in GAME.score_sheet(rec.state).scores}
     # Two chains: termites 2, sun bear 4, clouded leopard 9; cicada 1, draco 3, tarsier 4, linsang 5, python 8.
     assert totals == {"player1": 36}
+
+
+def test_a_gap_in_a_food_chain_asks_for_the_unread_card_where_its_tag_would_show() -> None:
+    # GECKO-1 lies two fan steps below MOTH-1: the card between them was not read. The
+    # scanner is asked to read a card's tag one step below MOTH-1's own tag, half a step
+    # either way, at the chain's turn.
+    legend = located("borneo", "LEGEND-1", 0.0, 0.0)
+    prey = located("borneo", "MOTH-1", 120.0, 0.0, 2.0)
+    gecko = located("borneo", "GECKO-1", *on_face(prey, 31.5, 44.0 + 60.0), 2.0)
+    result = _read(legend, prey, gecko, players=(Player("ann", "Ann", "", 0),))  # type: ignore[arg-type]
+    assert "layout/fan_gap" in [p.code for p in result.problems]
+    assert "GECKO-1" not in {p.placement.component for p in result.placed}
+    tag = marker_layout("borneo", GAME.component_index["MOTH-1"]).tag.centre_mm  # type: ignore[attr-defined]
+    want = on_face(prey, tag[0], tag[1] + 30.0)
+    asks = [a for a in result.look_again if a.tag_mm is not None]
+    assert len(asks) == 1
+    assert asks[0].tag_mm == pytest.approx(want, abs=0.01)
+    assert asks[0].reach_mm == pytest.approx(15.0) and asks[0].angle_deg == pytest.approx(2.0)

@@ -178,6 +178,10 @@ class LookAgain:
     angle_deg: float | None = None
     """The face's turn when the layout knows it up to quarter turns (a card in a grid lies
     square to it): only squares about that turn are searched. None: any turn."""
+    tag_mm: tuple[float, float] | None = None
+    """Where the face's tag would lie, when the layout knows the face's pose but for
+    ``reach_mm`` (a card fanned a step below another shows its top corner there): only
+    within ``reach_mm`` of it is searched, not the whole face."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)

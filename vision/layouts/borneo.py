@@ -38,7 +38,7 @@ from scoring import find_game
 from scoring.markers import marker_layout
 from scoring.model import BoardState, Placement
 
-from . import GameLayout, LayoutResult, Located, Placed, Problem, TablePose, TableView, probe_all
+from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView, probe_all
 from .anchored import (
     EDGE_MM,
     SPACE_TRUST,
@@ -80,6 +80,9 @@ FAN_MM = 30.0
 #: A card fanned further than this below the card under it leaves room for a card between
 #: them whose marker was not read: the stack is reported, not guessed.
 FAN_GAP_MM = 1.5 * FAN_MM
+#: Unread cards of a chain looked for above a card fanned below something unread (or below a
+#: card with something unread fanned on it): a chain rarely hides more in a row.
+_UNREAD_RUN = 3
 #: Where a plant tile's tag and QR code lie from its centre (13 mm either side), whichever
 #: sixth turn it lies in: the squares probed on a free slot for a tile that was not read.
 _TILE_RING = tuple(
@@ -260,8 +263,25 @@ def read(view: TableView) -> LayoutResult:
     unknown: list[Placement] = []
     fits: list[float] = []
 
+    again: list[LookAgain] = []
+
     def report(code: str, loc: Located, message: str) -> None:
         problems.append(Problem(code, f"{loc.component.id} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
+
+    def look_along(card: Located, steps: range) -> None:
+        """Ask the scanner to read the cards that would lie these fan steps down from ``card``
+        (up when negative): cards of a chain whose markers were not read. Each card's tag is
+        searched where it would show, half a step either way; a tag read already is not read again."""
+        w, h = card.component.size_mm
+        try:
+            tx, ty = marker_layout(GAME_ID, card.component).tag.centre_mm
+        except Exception:  # noqa: BLE001 - a card without a marker layout: its centre is looked at
+            tx, ty = w / 2, h / 2
+        for k in steps:
+            centre = card.face_point(w / 2, h / 2 + k * FAN_MM)
+            tag = card.face_point(tx, ty + k * FAN_MM)
+            again.append(LookAgain((float(centre[0]), float(centre[1])), card.component.size_mm, FAN_MM / 2, card.angle_deg,
+                                   (float(tag[0]), float(tag[1]))))
 
     legends = sorted(view.of_kind("legend"), key=lambda c: _legend_number(c.component.id))
     owners = [(c.component.id, f"player{_legend_number(c.component.id)}", f"Player {_legend_number(c.component.id)}") for c in legends]
@@ -324,6 +344,13 @@ def read(view: TableView) -> LayoutResult:
     for pid, cards in earned.items():
         on, found = _stacks(cards)
         problems.extend(found)
+        by_id = {c.component.id: c for c in cards}
+        for p in found:  # a gap in a chain: the unread card lies between the two
+            if p.code == "layout/fan_gap" and len(p.components) == 2 and p.components[1] in by_id:
+                top, base = by_id.get(p.components[0]), by_id[p.components[1]]
+                if top is not None:
+                    shift = float(base.to_face(np.array([top.centre_mm]))[0, 1]) - base.component.size_mm[1] / 2
+                    look_along(base, range(1, max(2, round(shift / FAN_MM)), 1))
         reference = _band_texture(view, cards, inside=True)
         tops = [c for c in cards if c.component.id not in on] if reference > 0 else []
         above = dict(zip((c.component.id for c in tops), _band_textures(view, tops, inside=False)))
@@ -333,6 +360,7 @@ def read(view: TableView) -> LayoutResult:
             if card.component.id in above and above[card.component.id] > 0.6 * reference:
                 problems.append(Problem("layout/fan_gap", f"{card.component.id} lies fanned below something printed that was not read (a card of the chain?); not placed", (card.component.id,), (card.image_centre,)))
                 unknown.append(Placement("?", EARNED + pid))  # type: ignore[arg-type]
+                look_along(card, range(-1, -_UNREAD_RUN - 1, -1))
                 continue
             placed.append(Placed(Placement(card.component.id, EARNED + pid, None, 0, True, on.get(card.component.id)), card))  # type: ignore[arg-type]
         chain_gaps += _fanned_on(view, cards, set(on.values()), EARNED + pid)
@@ -342,6 +370,7 @@ def read(view: TableView) -> LayoutResult:
         below = spot.holder.component.id
         unknown.append(Placement("?", spot.key, None, 0, True, below if below in placed_ids else None))  # type: ignore[arg-type]
         problems.append(Problem("layout/fan_unread", f"a card lies fanned on {below} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
+        look_along(spot.holder, range(1, _UNREAD_RUN + 1))
     for card in view.of_kind("bonus"):
         placed.append(Placed(Placement(card.component.id, BONUS), card))
 
@@ -376,7 +405,7 @@ def read(view: TableView) -> LayoutResult:
         unknown.append(Placement("?", area, cell))  # type: ignore[arg-type]
         problems.append(Problem("layout/unread_tile", f"something lies on slot {cell} of {spot.holder.component.id} that could not be read; that slot is not scored", (), (image_point(spot),)))
     confidence = float(np.mean(fits)) if fits else (1.0 if platforms or not view.located else 0.5)
-    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=tuple(again))
 
 
 def canonical(state: BoardState) -> BoardState:
