@@ -167,3 +167,17 @@ def test_a_gap_in_a_food_chain_asks_for_the_unread_card_where_its_tag_would_show
     assert len(asks) == 1
     assert asks[0].tag_mm == pytest.approx(want, abs=0.01)
     assert asks[0].reach_mm == pytest.approx(15.0) and asks[0].angle_deg == pytest.approx(2.0)
+
+
+def test_a_card_on_a_prey_that_is_not_placed_is_not_placed_either() -> None:
+    # MOTH-1 <- (gap) GECKO-1 <- SERPEAGLE-1: GECKO-1 lies two steps below its prey, so it is
+    # not placed, and SERPEAGLE-1 on it is not placed either (not refused later by the rules).
+    legend = located("borneo", "LEGEND-1", 0.0, 0.0)
+    prey = located("borneo", "MOTH-1", 120.0, 0.0)
+    gecko = located("borneo", "GECKO-1", *on_face(prey, 31.5, 44.0 + 60.0))
+    eagle = located("borneo", "SERPEAGLE-1", *on_face(gecko, 31.5, 44.0 + 30.0))
+    result = _read(legend, prey, gecko, eagle, players=(Player("ann", "Ann", "", 0),))  # type: ignore[arg-type]
+    placed = {p.placement.component for p in result.placed}
+    assert "MOTH-1" in placed and not placed & {"GECKO-1", "SERPEAGLE-1"}
+    named = {c for p in result.problems if p.code == "layout/fan_gap" for c in p.components}
+    assert {"GECKO-1", "SERPEAGLE-1"} <= named

@@ -354,6 +354,7 @@ def read(view: TableView) -> LayoutResult:
         reference = _band_texture(view, cards, inside=True)
         tops = [c for c in cards if c.component.id not in on] if reference > 0 else []
         above = dict(zip((c.component.id for c in tops), _band_textures(view, tops, inside=False)))
+        chain: list[Located] = []
         for card in cards:
             if on.get(card.component.id) == "":
                 continue
@@ -362,6 +363,15 @@ def read(view: TableView) -> LayoutResult:
                 unknown.append(Placement("?", EARNED + pid))  # type: ignore[arg-type]
                 look_along(card, range(-1, -_UNREAD_RUN - 1, -1))
                 continue
+            chain.append(card)
+        # A card on a prey that is not placed is not placed either (up the whole chain).
+        kept = {c.component.id for c in chain}
+        while unsure := [c for c in chain if on.get(c.component.id) and on[c.component.id] not in kept]:
+            for card in unsure:
+                problems.append(Problem("layout/fan_gap", f"{card.component.id} lies on {on[card.component.id]}, which is not placed; not placed", (card.component.id,), (card.image_centre,)))
+                kept.discard(card.component.id)
+            chain = [c for c in chain if c.component.id in kept]
+        for card in chain:
             placed.append(Placed(Placement(card.component.id, EARNED + pid, None, 0, True, on.get(card.component.id)), card))  # type: ignore[arg-type]
         chain_gaps += _fanned_on(view, cards, set(on.values()), EARNED + pid)
     card_reference = partial(marker_texture, view, [c for cards in earned.values() for c in cards], 6.0)
