@@ -292,7 +292,7 @@ def _unreadable(
     d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
     is_tag = np.array([c.kind is MarkerKind.TAG for c in candidates])
     square_ok = (sides.min(axis=1) >= lo) & (sides.max(axis=1) <= hi) & (np.abs(d1 - d2) <= 0.15 * np.maximum(d1, d2))
-    face_ok = is_tag & _unread_faces(pts, located, face_tolerance)
+    face_ok = is_tag & _unread_faces(pts, sides, d1, d2, located, face_tolerance)
     keep = ~is_tag | square_ok | face_ok
     centres = pts.mean(axis=1)
     side_mean = sides.mean(axis=1)
@@ -357,16 +357,16 @@ _FACE_BESIDE = 1.6
 _FACE_SQUARE_DEG = 12.0
 
 
-def _unread_faces(pts: np.ndarray, located: Sequence[Located], tolerance: float) -> np.ndarray:
-    """Which quads (table corners, (n, 4, 2)) outline a face like a read card's, tile's or
-    token's lying beside it: a rectangle (opposite sides alike, diagonals alike) whose sides are within
-    ``tolerance`` of that component's, at most ``_FACE_BESIDE`` of its long sides away."""
+def _unread_faces(
+    pts: np.ndarray, sides: np.ndarray, d1: np.ndarray, d2: np.ndarray, located: Sequence[Located], tolerance: float
+) -> np.ndarray:
+    """Which quads (table corners (n, 4, 2), their sides and diagonals) outline a face like a
+    read card's, tile's or token's lying beside it: a rectangle (opposite sides alike,
+    diagonals alike) whose sides are within ``tolerance`` of that component's, at most
+    ``_FACE_BESIDE`` of its long sides away and square to it."""
     located = [loc for loc in located if not loc.component.spaces]  # cards, tiles, tokens: not boards
     if tolerance <= 0 or not located or not len(pts):
         return np.zeros(len(pts), bool)
-    sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
-    d1 = np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1)
-    d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
     a, b = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
     short, long = np.minimum(a, b)[:, None], np.maximum(a, b)[:, None]
     rectangle = (np.abs(sides[:, 0] - sides[:, 2]) <= tolerance * a) & (np.abs(sides[:, 1] - sides[:, 3]) <= tolerance * b)

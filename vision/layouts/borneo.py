@@ -185,8 +185,9 @@ def arrange(state: BoardState) -> Mapping[str, TablePose]:
 # -- reading (scanner) ---------------------------------------------------------------------
 
 
-def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem]]:
-    """Which earned card lies on which: the nearest card it is fanned down from."""
+def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem], list[tuple[Located, float]]]:
+    """Which earned card lies on which: the nearest card it is fanned down from; and the gaps,
+    each the card under a gap and how far below it the next read card lies."""
     below: dict[str, tuple[float, Located]] = {}
     for top in cards:
         for base in cards:
@@ -205,10 +206,12 @@ def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem]]:
                     below[top.component.id] = (shift, base)
     on: dict[str, str] = {}
     problems: list[Problem] = []
+    gaps: list[tuple[Located, float]] = []
     supported: dict[str, str] = {}
     for top_id, (shift, base) in sorted(below.items(), key=lambda kv: kv[1][0]):
         if shift > FAN_GAP_MM:
             problems.append(Problem("layout/fan_gap", f"{top_id} lies {shift:.0f} mm below {base.component.id}: a card between them may not have been read; {top_id} is not placed", (top_id, base.component.id), (base.image_centre,)))
+            gaps.append((base, shift))
             on[top_id] = ""
             continue
         other = supported.get(base.component.id)
@@ -217,7 +220,7 @@ def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem]]:
             continue
         supported[base.component.id] = top_id
         on[top_id] = base.component.id
-    return on, problems
+    return on, problems, gaps
 
 
 def _band_texture(view: TableView, cards: list[Located], *, inside: bool) -> float:
@@ -332,7 +335,7 @@ def read(view: TableView) -> LayoutResult:
         report("layout/not_read", card, "is a card the table layout does not place (a deck or discard card?)")
     # The gallery lies beside the jungle, one card apart from the next: a card far from every
     # platform, or fanned with others (a food chain whose legend is out of view), is not guessed.
-    fanned, _ = _stacks(gallery)
+    fanned, _, _ = _stacks(gallery)
     in_fan = set(fanned) | {base for base in fanned.values() if base}
     for card in gallery:
         _, dist = nearest(platforms, card.centre_mm)
@@ -342,15 +345,10 @@ def read(view: TableView) -> LayoutResult:
         placed.append(Placed(Placement(card.component.id, GALLERY), card))
     chain_gaps: list[Spot] = []
     for pid, cards in earned.items():
-        on, found = _stacks(cards)
+        on, found, gaps = _stacks(cards)
         problems.extend(found)
-        by_id = {c.component.id: c for c in cards}
-        for p in found:  # a gap in a chain: the unread card lies between the two
-            if p.code == "layout/fan_gap" and len(p.components) == 2 and p.components[1] in by_id:
-                top, base = by_id.get(p.components[0]), by_id[p.components[1]]
-                if top is not None:
-                    shift = float(base.to_face(np.array([top.centre_mm]))[0, 1]) - base.component.size_mm[1] / 2
-                    look_along(base, range(1, max(2, round(shift / FAN_MM)), 1))
+        for base, shift in gaps:  # the unread cards of a gap lie a fan step apart below its base
+            look_along(base, range(1, max(2, round(shift / FAN_MM))))
         reference = _band_texture(view, cards, inside=True)
         tops = [c for c in cards if c.component.id not in on] if reference > 0 else []
         above = dict(zip((c.component.id for c in tops), _band_textures(view, tops, inside=False)))
