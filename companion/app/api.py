@@ -263,7 +263,7 @@ def accept_move(play_id: str) -> tuple[Response, int]:
 
 
 def _problems(raw: Any, state: BoardState) -> dict[str, int]:
-    out = {"unreadable": len(state.unknown), "face_down": 0, "duplicated": 0, "foreign": 0}
+    out = {"unreadable": len(state.unknown), "face_down": 0, "duplicated": 0, "foreign": 0, "not_in_view": 0}
     if isinstance(raw, dict):
         for key in out:
             value = raw.get(key, 0)

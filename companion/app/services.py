@@ -264,12 +264,15 @@ def recognise(
         state = with_seats(state, players, options or {})
     # A face-down card that counts (a claimed biome) is an unknown place of its own kind:
     # the players are told to turn it over, not that something could not be read.
-    face_down = sum(1 for p in getattr(rec, "problems", ()) or () if p.code == "layout/face_down")
+    found = getattr(rec, "problems", ()) or ()
+    face_down = sum(1 for p in found if p.code == "layout/face_down")
     problems = {
         "unreadable": max(len(getattr(rec, "unreadable", ()) or ()), len(state.unknown) - face_down),
         "face_down": face_down,
         "duplicated": len(getattr(rec, "duplicated", ()) or ()),
         "foreign": len(getattr(rec, "foreign", ()) or ()),
+        # A seated player whose own board or entrance is not in view: their score would be missing.
+        "not_in_view": sum(1 for p in found if p.code == "layout/player_not_in_view"),
     }
     return Scan(state, overlay, problems, elapsed)
 
@@ -308,7 +311,8 @@ def state_doc(state: BoardState) -> dict[str, Any]:
 
 
 def refusal(problems: Mapping[str, int]) -> list[str]:
-    """Why a score would be a guess: unreadable or duplicated components on the table."""
+    """Why a score would be a guess: unreadable or duplicated components on the table, or a
+    player whose own area is not in view."""
     out = []
     if problems.get("unreadable"):
         out.append(f"{problems['unreadable']} component(s) could not be read")
@@ -316,4 +320,6 @@ def refusal(problems: Mapping[str, int]) -> list[str]:
         out.append(f"{problems['face_down']} card(s) that score lie face down: turn them face up")
     if problems.get("duplicated"):
         out.append(f"{problems['duplicated']} code(s) appear more than once")
+    if problems.get("not_in_view"):
+        out.append(f"{problems['not_in_view']} player(s)' board or park is not in view: their score would be missing")
     return out

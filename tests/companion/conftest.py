@@ -58,6 +58,7 @@ class FakeRecognition:
     foreign: tuple[dict[str, Any], ...] = ()
     duplicated: tuple[dict[str, Any], ...] = ()
     components: tuple[Any, ...] = field(default=())
+    problems: tuple[Any, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +69,7 @@ class FakeRecognition:
             "unreadable": list(self.unreadable),
             "foreign": list(self.foreign),
             "duplicated": list(self.duplicated),
+            "problems": [p.to_dict() for p in self.problems],
         }
 
 

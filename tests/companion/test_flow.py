@@ -115,7 +115,7 @@ def test_score_refuses_unreadable_until_confirmed(client: FlaskClient, token: st
     blurry = camera.show(b"blurry", case["after"], unreadable=({"corners": [[0, 0], [9, 0], [9, 9], [0, 9]]},))
     play = new_play(client, token)["id"]
     seen = frame(client, token, play, blurry).get_json()
-    assert seen["problems"] == {"unreadable": 1, "face_down": 0, "duplicated": 0, "foreign": 0}
+    assert seen["problems"] == {"unreadable": 1, "face_down": 0, "duplicated": 0, "foreign": 0, "not_in_view": 0}
     assert accept(client, token, play, seen, problems=seen["problems"]).status_code == 201
 
     r = client.get(f"/api/plays/{play}/score")
@@ -129,6 +129,22 @@ def test_score_refuses_unreadable_until_confirmed(client: FlaskClient, token: st
     assert {p["player"]: p["total"] for p in ok["sheet"]["players"]} == {"ana": 15, "ben": 0}
     page = client.get(f"/plays/{play}/score?confirm=1").get_data(as_text=True)
     assert "Scored although: 1 component(s) could not be read" in page
+
+
+def test_score_refuses_a_player_out_of_view_until_confirmed(client: FlaskClient, token: str, camera: ScriptedCamera) -> None:
+    from vision.layouts import Problem
+
+    case = rainforest_move()
+    gone = Problem("layout/player_not_in_view", "no player board of Ben (ben) is in view; that player is left out of this reading")
+    half = camera.show(b"half the table", case["after"], problems=(gone,))
+    play = new_play(client, token)["id"]
+    seen = frame(client, token, play, half).get_json()
+    assert seen["problems"]["not_in_view"] == 1 and seen["problems"]["unreadable"] == 0
+    assert accept(client, token, play, seen, problems=seen["problems"]).status_code == 201
+
+    r = client.get(f"/api/plays/{play}/score")
+    assert r.status_code == 409 and "1 player(s)' board or park is not in view" in r.get_json()["message"]
+    assert client.get(f"/api/plays/{play}/score?confirm=1").status_code == 200
 
 
 def test_finish_history_export_and_bgstats(client: FlaskClient, token: str, camera: ScriptedCamera) -> None:

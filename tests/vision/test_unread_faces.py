@@ -73,3 +73,11 @@ def test_a_seated_player_whose_entrance_is_not_in_view_is_said() -> None:
     assert len(missing) == 1 and "yellow" in missing[0].message.lower()
     assert missing[0].areas == ("park:yellow",)
     assert {p.placement.component for p in result.placed} == {"E-RED", "T001"}
+
+
+def test_a_player_named_by_id_with_another_colour_code_is_seen_by_their_entrance() -> None:
+    # The companion seats players with their id as the park's colour and a display colour.
+    faces = (located("habitats", "E-RED", 500, 300, 0),)
+    players = (Player("red", "Rosa", "#d62828", 0),)  # type: ignore[arg-type]
+    result = find_layout("habitats").read(TableView("habitats", faces, players=players))
+    assert "layout/player_not_in_view" not in [p.code for p in result.problems]

@@ -221,10 +221,10 @@ def read(view: TableView) -> LayoutResult:
     # an empty park is never scored as if it were the player's.
     in_view = {colour for _, colour in entrances}
     problems += [
-        Problem("layout/player_not_in_view", f"the entrance of {p.name} ({p.colour or p.id}) is not in view; that park is not read",
+        Problem("layout/player_not_in_view", f"the entrance of {p.name} ({p.id}) is not in view; that park is not read",
                 areas=(PARK_PREFIX + p.id,))
         for p in players
-        if view.players is not None and (p.colour or p.id) not in in_view
+        if view.players is not None and p.id not in in_view and (p.colour or p.id) not in in_view
     ]
     by_colour = {p.colour or p.id: p for p in players}
     by_colour.update({p.id: p for p in players})

@@ -137,6 +137,7 @@
     if (pr.unreadable) parts.push(`${pr.unreadable} unreadable`);
     if (pr.duplicated) parts.push(`${pr.duplicated} duplicated`);
     if (pr.foreign) parts.push(`${pr.foreign} not ours`);
+    if (pr.not_in_view) parts.push(`${pr.not_in_view} player(s) not in view`);
     $("problems").textContent = parts.length ? `Look again: ${parts.join(", ")}.` : `${placements.length} component(s) recognised.`;
     $("problems").className = parts.length ? "warn" : "muted";
   }
