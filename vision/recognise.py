@@ -367,18 +367,19 @@ def _unread_faces(
     located = [loc for loc in located if not loc.component.spaces]  # cards, tiles, tokens: not boards
     if tolerance <= 0 or not located or not len(pts):
         return np.zeros(len(pts), bool)
-    a, b = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
-    short, long = np.minimum(a, b)[:, None], np.maximum(a, b)[:, None]
-    rectangle = (np.abs(sides[:, 0] - sides[:, 2]) <= tolerance * a) & (np.abs(sides[:, 1] - sides[:, 3]) <= tolerance * b)
-    rectangle &= np.abs(d1 - d2) <= 0.1 * np.maximum(d1, d2)
     size = np.array([(min(loc.component.size_mm), max(loc.component.size_mm)) for loc in located])  # (m, 2)
-    alike = (np.abs(short - size[None, :, 0]) <= tolerance * size[None, :, 0]) & (np.abs(long - size[None, :, 1]) <= tolerance * size[None, :, 1])
-    gap = np.linalg.norm(pts.mean(axis=1)[:, None] - np.array([loc.centre_mm for loc in located])[None], axis=2)
-    # Laid square to it (players line faces up; a note or a phone lies at any angle).
-    edge = pts[:, 1] - pts[:, 0]
-    turn = np.degrees(np.arctan2(edge[:, 1], edge[:, 0]))[:, None] - np.array([loc.angle_deg for loc in located])[None]
-    square = np.abs((turn + 45.0) % 90.0 - 45.0) <= _FACE_SQUARE_DEG
-    return rectangle & (alike & square & (gap <= _FACE_BESIDE * size[None, :, 1])).any(axis=1)
+    with np.errstate(invalid="ignore"):  # a quad beyond the table's horizon has no shape: never a face
+        a, b = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
+        short, long = np.minimum(a, b)[:, None], np.maximum(a, b)[:, None]
+        rectangle = (np.abs(sides[:, 0] - sides[:, 2]) <= tolerance * a) & (np.abs(sides[:, 1] - sides[:, 3]) <= tolerance * b)
+        rectangle &= (np.abs(d1 - d2) <= 0.1 * np.maximum(d1, d2)) & np.isfinite(pts).all(axis=(1, 2))
+        alike = (np.abs(short - size[None, :, 0]) <= tolerance * size[None, :, 0]) & (np.abs(long - size[None, :, 1]) <= tolerance * size[None, :, 1])
+        gap = np.linalg.norm(pts.mean(axis=1)[:, None] - np.array([loc.centre_mm for loc in located])[None], axis=2)
+        # Laid square to it (players line faces up; a note or a phone lies at any angle).
+        edge = pts[:, 1] - pts[:, 0]
+        turn = np.degrees(np.arctan2(edge[:, 1], edge[:, 0]))[:, None] - np.array([loc.angle_deg for loc in located])[None]
+        square = np.abs((turn + 45.0) % 90.0 - 45.0) <= _FACE_SQUARE_DEG
+        return rectangle & (alike & square & (gap <= _FACE_BESIDE * size[None, :, 1])).any(axis=1)
 
 
 @cache

@@ -16,7 +16,7 @@ from vision.detect import Candidate, MarkerKind
 from vision.identify import catalog_for
 from vision.layouts import TableView, find_layout
 from vision.plane import Plane
-from vision.recognise import RecogniseConfig, _unreadable
+from vision.recognise import RecogniseConfig, _unread_faces, _unreadable
 
 from .boards import located
 
@@ -81,3 +81,16 @@ def test_a_player_named_by_id_with_another_colour_code_is_seen_by_their_entrance
     players = (Player("red", "Rosa", "#d62828", 0),)  # type: ignore[arg-type]
     result = find_layout("habitats").read(TableView("habitats", faces, players=players))
     assert "layout/player_not_in_view" not in [p.code for p in result.problems]
+
+
+def test_a_quad_beyond_the_horizon_is_no_face() -> None:
+    # A corner the plane maps to infinity (a quad on the wall behind the table): no shape, no
+    # report, and no warning (the suite turns warnings into errors).
+    faces = (located("habitats", "T001", 100, 100, 0),)
+    pts = np.array([[[127.0, 75.0], [np.inf, 75.0], [np.inf, 125.0], [127.0, 125.0]],
+                    [[127.0, 76.0], [177.0, 76.0], [177.0, 126.0], [127.0, 126.0]]])
+    with np.errstate(invalid="ignore"):
+        sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
+        d1 = np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1)
+        d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
+    assert _unread_faces(pts, sides, d1, d2, faces, FACE_TOLERANCE).tolist() == [False, True]
