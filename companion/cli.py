@@ -232,7 +232,14 @@ def cmd_scan(args: argparse.Namespace) -> int:
             print(f"{key.capitalize()}: {len(items)}")
             for item in items:
                 print(f"  {json.dumps(item, ensure_ascii=False)}")
+    if rec.problems:
+        print(f"Problems: {len(rec.problems)}")
+        for problem in rec.problems:
+            print(f"  {problem.code}: {problem.message}")
     print()
+    if rec.problems or rec.unreadable or rec.state.unknown:
+        # Never a silently wrong score: what was not read is said next to the sheet too.
+        print("Not everything on the table was read (see above): this score sheet may be incomplete.")
     print(format_sheet(sheet, rec.state))
     return EXIT_OK
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -107,3 +108,35 @@ def test_print_errors_speak_of_the_command_line(
     assert code == 2 and "--bleed must be within 0..5 mm" in err
     code, out_text, _ = run(capsys, "print", "phylo", "--what", "cards", "-o", out)
     assert code == 0 and (tmp_path / "x.pdf").read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.parametrize("gid", ["habitats", "phylo"])
+def test_scan_prints_the_board_and_the_score_of_a_sample_photo(gid: str, capsys: pytest.CaptureFixture[str]) -> None:
+    import vision
+
+    photo = vision.sample_photo(gid)
+    code, out, _ = run(capsys, "scan", str(photo), "--game", gid)
+    assert code == 0
+    game = find_game(gid)
+    truth = game.load_state(json.loads(photo.with_suffix(".json").read_text("utf-8")))
+    assert f"Recognised {len(truth.placements)} component(s):" in out
+    totals = [int(t) for t in re.findall(r"^\s+total\s+(-?\d+)$", out, re.M)]
+    assert "Winner:" in out and sorted(totals) == sorted(s.total for s in game.score_sheet(truth).scores)
+    # The caution stands next to the sheet exactly when something was not read (the PHYLO
+    # sample shows a note's black squares, reported as unreadable tags).
+    assert ("may be incomplete" in out) == ("Unreadable:" in out or "Problems:" in out)
+
+
+def test_scan_says_what_it_could_not_read_next_to_the_score(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    import vision
+    from vision.layouts import Problem
+
+    real = vision.recognise
+    missing = Problem("layout/player_not_in_view", "no player board of Ben (ben) is in view; that player is left out of this reading")
+    monkeypatch.setattr(vision, "recognise", lambda data, game_id: dataclasses.replace(real(data, game_id), problems=(missing,)))
+    code, out, _ = run(capsys, "scan", str(vision.sample_photo("habitats")), "--game", "habitats")
+    assert code == 0
+    assert "Problems: 1\n  layout/player_not_in_view: no player board of Ben (ben) is in view" in out
+    assert out.index("may be incomplete") < out.index("Winner:")
