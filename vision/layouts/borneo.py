@@ -241,6 +241,15 @@ def _band_textures(view: TableView, cards: list[Located], *, inside: bool) -> li
     return probe_all(view.texture, bands)
 
 
+def _tag_centre(card: Located) -> tuple[float, float] | None:
+    """Where a card's tag lies on its upright face (None for a card without a marker layout)."""
+    try:
+        x, y = marker_layout(GAME_ID, card.component).tag.centre_mm
+    except Exception:  # noqa: BLE001 - any card the marker geometry does not know
+        return None
+    return float(x), float(y)
+
+
 def _fanned_on(view: TableView, cards: list[Located], covered_ids: set[str], area: str) -> list[Spot]:
     """Where the tag of a card fanned onto each earned card would show (one fan step below the
     card's own tag, a plain part of its face): busy there means an unread card lies on it."""
@@ -248,12 +257,10 @@ def _fanned_on(view: TableView, cards: list[Located], covered_ids: set[str], are
     for card in cards:
         if card.component.id in covered_ids:
             continue
-        try:
-            tag = marker_layout(GAME_ID, card.component).tag
-        except Exception:  # noqa: BLE001 - a card without a marker layout is not probed
+        tag = _tag_centre(card)
+        if tag is None:  # a card without a marker layout is not probed
             continue
-        cx, cy = tag.centre_mm
-        out.append(Spot(card, cx, cy + FAN_MM, area, 6.0))
+        out.append(Spot(card, tag[0], tag[1] + FAN_MM, area, 6.0))
     return out
 
 
@@ -276,10 +283,7 @@ def read(view: TableView) -> LayoutResult:
         (up when negative): cards of a chain whose markers were not read. Each card's tag is
         searched where it would show, half a step either way; a tag read already is not read again."""
         w, h = card.component.size_mm
-        try:
-            tx, ty = marker_layout(GAME_ID, card.component).tag.centre_mm
-        except Exception:  # noqa: BLE001 - a card without a marker layout: its centre is looked at
-            tx, ty = w / 2, h / 2
+        tx, ty = _tag_centre(card) or (w / 2, h / 2)  # without a marker layout: its centre
         for k in steps:
             centre = card.face_point(w / 2, h / 2 + k * FAN_MM)
             tag = card.face_point(tx, ty + k * FAN_MM)
