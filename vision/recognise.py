@@ -78,6 +78,13 @@ class RecogniseConfig:
     into its surroundings leaves a ragged quad up to 1.8 s)."""
     soft_space_ratio: float = 1.25
     """A component may lie on a space when its face is at most this times the space's size."""
+    soft_face_tolerance: float = 0.12
+    """An undecoded rectangle within this fraction of a card's, tile's or token's face is
+    searched for that face's tag (only searched: wider than ``unreadable_face_tolerance``, as
+    blur grows or shrinks a side by a few millimetres)."""
+    neighbour_rounds: int = 3
+    """After the third look, how many more times the places beside components read but still
+    not placed are searched (each round only beside the ones read in the round before)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -860,9 +867,11 @@ def _neighbour_sites(
     """Where the unread neighbour of a component the layout could not place may lie: the four
     places of a face of its size sharing an edge with it (a Habitats park whose entrance was not read, a
     PHYLO grid whose HOME card was not), for the tags printed on faces of that size, each
-    searched as far from the place's centre as such a tag lies, in any turn."""
-    sites: list[Site] = []
+    searched as far from the place's centre as such a tag lies, in any turn. The components
+    take turns (each one's first free place, then each one's second...): a whole unplaced
+    market must not use up the limit before a lone tile of an unread park gets a look."""
     centres = np.array([loc.centre_mm for loc in located])
+    places: list[list[tuple[np.ndarray, tuple[tuple[float, float], ...], float]]] = []
     for loc in loose:
         w, h = loc.component.size_mm
         tags = _tags_for_face(catalog.game, round(min(w, h)), round(max(w, h)))
@@ -870,13 +879,19 @@ def _neighbour_sites(
             continue
         offsets = np.array([[-w, 0.0], [w, 0.0], [0.0, -h], [0.0, h]])
         spots = apply_homography(loc.face_to_table, offsets + (w / 2, h / 2))
-        for c in spots:
-            if np.min(np.linalg.norm(centres - c, axis=1)) < 0.4 * min(w, h):
-                continue  # a face read already lies there
-            if any(np.hypot(site.centre_mm[0] - c[0], site.centre_mm[1] - c[1]) < 0.4 * min(w, h) for site in sites):
+        free = np.linalg.norm(spots[:, None] - centres[None], axis=2).min(axis=1) >= 0.4 * min(w, h)
+        places.append([(c, tags, 0.4 * min(w, h)) for c in spots[free]])  # no face read there yet
+    sites: list[Site] = []
+    taken: list[np.ndarray] = []
+    for turn in range(4):
+        for own in places:
+            if turn >= len(own):
                 continue
-            for size, reach in tags:
-                sites.append(Site((float(c[0]), float(c[1])), size, reach))
+            c, tags, near = own[turn]
+            if any(np.hypot(*(t - c)) < near for t in taken):
+                continue
+            taken.append(c)
+            sites += [Site((float(c[0]), float(c[1])), size, reach) for size, reach in tags]
     return sites[:limit]
 
 
@@ -936,7 +951,57 @@ def _soft(
 ) -> list[Detection]:
     """Whole-tag readings of this game's unseen tags at the undecoded quads."""
     sites = _soft_sites(candidates, plane, located, catalog, _tag_pools(catalog), cfg)
+    sites += _face_sites(candidates, plane, located, catalog, cfg)
     return _read_whole(frame, markers, plane, sites, catalog, cfg)
+
+
+@cache
+def _face_shapes(game_id: str) -> tuple[tuple[int, int], ...]:
+    """The face sizes (short, long, to the millimetre) of a game's tagged cards, tiles and tokens."""
+    catalog = catalog_for(game_id)
+    return tuple(sorted({
+        (round(min(c.size_mm)), round(max(c.size_mm)))
+        for c in catalog.components.values()
+        if not c.spaces and c.tag in catalog.by_tag
+    }))
+
+
+def _face_sites(
+    candidates: Sequence[Candidate], plane: Plane, located: Sequence[Located], catalog: Catalog, cfg: RecogniseConfig
+) -> list[Site]:
+    """Where the tag of a face blurred whole into one quad may lie: undecoded rectangles of a
+    card's, tile's or token's own size off every located face, searched where that face's tag
+    is printed (a whole park out of focus leaves only such quads, and no read face beside them
+    to report them by)."""
+    tol = cfg.soft_face_tolerance
+    tags = [c for c in candidates if c.kind is MarkerKind.TAG]
+    shapes = _face_shapes(catalog.game)
+    if tol <= 0 or not tags or not shapes:
+        return []
+    pts = plane.to_table(np.stack([c.corners for c in tags]).reshape(-1, 2)).reshape(-1, 4, 2)
+    with np.errstate(invalid="ignore"):
+        sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
+        d1 = np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1)
+        d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
+        a, b = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
+        rectangle = (np.abs(sides[:, 0] - sides[:, 2]) <= tol * a) & (np.abs(sides[:, 1] - sides[:, 3]) <= tol * b)
+        rectangle &= (np.abs(d1 - d2) <= 0.1 * np.maximum(d1, d2)) & np.isfinite(pts).all(axis=(1, 2))
+        short, long = np.minimum(a, b), np.maximum(a, b)
+    centres = pts.mean(axis=1)
+    if located:
+        size = np.array([loc.component.size_mm for loc in located])
+        face = _on_faces(located, centres)  # (m, n, 2)
+        rectangle &= ~((face >= 0) & (face <= size[:, None, :])).all(axis=2).any(axis=0)
+    sites: list[Site] = []
+    for i in np.flatnonzero(rectangle):
+        edge = pts[i, 1] - pts[i, 0]
+        turn = float(np.degrees(np.arctan2(edge[1], edge[0]))) % 90.0
+        at = (float(centres[i, 0]), float(centres[i, 1]))
+        for s, l in shapes:
+            if abs(short[i] - s) <= tol * s and abs(long[i] - l) <= tol * l:
+                for size, reach in _tags_for_face(catalog.game, s, l):
+                    sites.append(Site(at, size, reach, turn_hint_deg=turn))
+    return sites
 
 
 def recognise(
@@ -1026,23 +1091,30 @@ def recognise(
     # Third look: places where the layout saw something it could not read (busy board
     # spaces, unknown cells it asks about) and the places beside components it could not
     # place, read whole in one go (the most tag-like sites first).
+    # A component read there that the layout still cannot place gets the same look beside it,
+    # for a few rounds: an unread park is read tile by tile out from the one tile first read.
     if cfg.soft is not None and plane is not None:
         t3 = time.perf_counter()
-        placed_now = {id(p.located) for p in result.placed}
-        loose = [loc for loc in located if id(loc) not in placed_now and not loc.component.spaces]
-        sites = _busy_space_sites(plane, located, catalog, problems, cfg)
-        sites += _look_again_sites(result.look_again, catalog)
-        if loose:
-            sites += _neighbour_sites(loose, located, catalog)
-        more = _read_whole(frame, markers, plane, sites, catalog, cfg)
-        timings["third_look"] = (time.perf_counter() - t3) * 1000.0
-        if more:
+        looked: set[str] = set()
+        for step in range(1 + cfg.neighbour_rounds):
+            placed_now = {id(p.located) for p in result.placed}
+            loose = [loc for loc in located if id(loc) not in placed_now and not loc.component.spaces
+                     and loc.component.id not in looked]
+            looked |= {loc.component.id for loc in loose}
+            sites = [] if step else _busy_space_sites(plane, located, catalog, problems, cfg)
+            sites += [] if step else _look_again_sites(result.look_again, catalog)
+            if loose:
+                sites += _neighbour_sites(loose, located, catalog)
+            more = _read_whole(frame, markers, plane, sites, catalog, cfg)
+            if not more:
+                break
             markers = markers + tuple(more)
             timings["read_whole"] = timings.get("read_whole", 0.0) + len(more)
             candidates = _uncovered(candidates, more)
             ident = identify(markers, catalog)
             plane, located, problems = _on_plane(ident, cfg, plane, refit=False)
             unreadable, result, problems = read_layout()
+        timings["third_look"] = (time.perf_counter() - t3) * 1000.0
     state, placed = _validated(result.state(game.id), list(result.placed), problems)
     t = lap("layout", t)
 

@@ -146,3 +146,61 @@ def test_typical_scenes_with_clutter_beside_the_grid_report_no_unknown_cell(game
     scene = render_scene(game, state, condition="typical", resolution=(1920, 1080), seed=seed)
     rec = recognise(scene.jpeg, game, players=state.players)
     assert rec.state.unknown == ()
+
+
+def _column_view(sheet: bool) -> tuple[TableView, dict[tuple[int, int], Located]]:
+    """Read tiles in column 0; column 1 holds three faces blurred into one band (no table
+    between them), or a turned sheet of notes across two of its cells."""
+    read = ((0, 0), (0, 1), (0, 2))
+    rng = np.random.default_rng(1)
+    photo = np.clip(np.array([40, 75, 120], float) + rng.normal(0, 2.0, (600, 700, 3)), 0, 255).astype(np.uint8)
+    for cell in read:
+        _face(photo, cell)
+    if sheet:
+        _sheet(photo, (_centre((1, 1))[0] + 15, _centre((1, 1))[1] - 30), 30.0)
+    else:
+        x, y = _centre((1, 1))
+        (x0, y0), (x1, y1) = _px(x - 25, y - 25 - PITCH), _px(x + 25, y + 25 + PITCH)
+        cv2.rectangle(photo, (int(x0), int(y0)), (int(x1), int(y1)), (60, 150, 70), -1)
+        for cell in ((1, 0), (1, 1), (1, 2)):  # each face's print, blurred clear of its edges
+            cx, cy = _px(*_centre(cell))
+            cv2.rectangle(photo, (int(cx) - 26, int(cy) - 26), (int(cx) + 26, int(cy) + 26), (0, 0, 0), -1)
+            cv2.rectangle(photo, (int(cx) - 10, int(cy) - 10), (int(cx) + 10, int(cy) + 10), (255, 255, 255), -1)
+    located = tuple(_tile(c) for c in read)
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    view = TableView("habitats", located, texture=_texture_probe(gray, PLANE, located=located),
+                     outline=outline_probe(photo, PLANE.homography))
+    return view, dict(zip(read, located))
+
+
+def test_a_run_of_faces_blurred_together_beside_read_ones_is_reported() -> None:
+    # No edge shows between the three unread faces: each leans on its neighbours there, and
+    # shows a face's edge on every side against the table.
+    view, occupied = _column_view(sheet=False)
+    cells = covered_cells(view, FRAME, occupied, (50.0, 50.0))
+    assert set(cells.busy) == {(1, 0), (1, 1), (1, 2)}
+    assert not face_outlined(view, FRAME, occupied, (1, 1), (50.0, 50.0))  # alone it has no outline
+
+
+def test_a_sheet_across_two_cells_does_not_vouch_for_itself() -> None:
+    view, occupied = _column_view(sheet=True)
+    assert covered_cells(view, FRAME, occupied, (50.0, 50.0)).busy == ()
+
+
+def test_a_full_market_with_one_unread_tile_measures_the_table_outside_it() -> None:
+    # A 3 x 3 market read but for one cell: every other cell beside it lies outside the grid
+    # (skipped), yet still tells the bare table's texture, so a tile blurred to a third of the
+    # read ones' texture is reported, not taken for table.
+    market = {(i, j): None for i in range(3) for j in range(3) if (i, j) != (2, 0)}
+
+    def texture(polygon: np.ndarray) -> float:
+        cell = tuple(int(round((v - 100.0) / PITCH)) for v in polygon.mean(axis=0))
+        return 150.0 if cell in market else 60.0 if cell == (2, 0) else 12.0
+
+    view = TableView("habitats", (), texture=texture)
+
+    def outside(cell: tuple[int, int]) -> bool:
+        return not (0 <= cell[0] < 3 and 0 <= cell[1] < 3)
+
+    cells = covered_cells(view, FRAME, market, (50.0, 50.0), skip=outside)  # type: ignore[arg-type]
+    assert cells.busy == ((2, 0),)

@@ -137,3 +137,19 @@ def test_sample_photo_reads_its_truth_and_score(game_id: str) -> None:
     doc = rec.to_dict()
     json.dumps(doc)
     assert {c["payload"] for c in doc["components"]} == {encode(game_id, p.component) for p in truth.placements}
+
+
+def test_a_park_blurred_past_its_tags_is_read_tile_by_tile() -> None:
+    # 77 cm, 45 degrees of tilt and strong motion blur: no tag of the red park decodes, not even
+    # its entrance. Its tiles' outlines are searched for their tags, and each tile read is
+    # searched beside, out to the entrance: the park is placed, and what stays unread is named.
+    scene, rec = _scene("habitats", "hard", 1005)
+    _assert_nothing_wrong("habitats", rec)
+    placed = _placements(rec.state)
+    assert "E-RED" in placed
+    red = {p.component for p in scene.truth.placements if p.area == "park:red"}
+    assert len(red & set(placed)) >= len(red) // 2
+    unknown = {(u.area, u.cell) for u in rec.state.unknown}
+    truth = _placements(CANONICAL["habitats"](scene.truth))
+    unplaced = [truth[c] for c in red - set(placed)]
+    assert sum((p.area, p.cell) in unknown for p in unplaced) >= len(unplaced) - 1

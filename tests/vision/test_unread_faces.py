@@ -16,7 +16,7 @@ from vision.detect import Candidate, MarkerKind
 from vision.identify import catalog_for
 from vision.layouts import TableView, find_layout
 from vision.plane import Plane
-from vision.recognise import RecogniseConfig, _unread_faces, _unreadable
+from vision.recognise import RecogniseConfig, _face_sites, _neighbour_sites, _unread_faces, _unreadable
 
 from .boards import located
 
@@ -94,3 +94,37 @@ def test_a_quad_beyond_the_horizon_is_no_face() -> None:
         d1 = np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1)
         d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
     assert _unread_faces(pts, sides, d1, d2, faces, FACE_TOLERANCE).tolist() == [False, True]
+
+
+def face_sites(game_id: str, candidates: list[Candidate], faces: tuple) -> list:  # noqa: ANN001
+    return _face_sites(candidates, PLANE, faces, catalog_for(game_id), RecogniseConfig())
+
+
+def test_a_lone_tile_sized_rectangle_is_searched_for_a_tiles_tag() -> None:
+    # A whole park out of focus: no read face beside it to report it by, but its tiles' quads
+    # are searched where a tile's tag lies (its centre, at most that far off, turned like it).
+    sites = face_sites("habitats", [quad(300, 200, 53, 49, 7)], ())
+    tag_mm = catalog_for("habitats").by_tag[catalog_for("habitats").components["T001"].tag].size_mm
+    assert sites and all(np.allclose(s.centre_mm, (300, 200), atol=0.5) for s in sites)
+    assert tag_mm in {s.tag_mm for s in sites}
+    assert all(0 < s.reach_mm < 50 and abs(s.turn_hint_deg - 7) < 1 for s in sites)
+
+
+def test_only_face_sized_rectangles_off_read_faces_are_searched() -> None:
+    faces = (located("habitats", "T001", 100, 100, 0),)
+    assert face_sites("habitats", [quad(100, 100, 50, 50, 0)], faces) == []   # the read tile's outline
+    assert face_sites("habitats", [quad(300, 100, 70, 50, 0)], faces) == []   # no face of that size
+    assert face_sites("habitats", [quad(300, 100, 20, 20, 0)], faces) == []   # a tag's quad, searched elsewhere
+    skew = Candidate(MarkerKind.TAG, np.array([[275.0, 75.0], [325.0, 75.0], [345.0, 125.0], [295.0, 125.0]]))
+    assert face_sites("habitats", [skew], faces) == []                        # a parallelogram, not a face
+
+
+def test_neighbour_places_are_shared_out_among_the_unplaced_components() -> None:
+    # Ten unplaced market tiles side by side, then one lone tile far away: with room for only a
+    # few places, the lone tile's first place is among them.
+    market = tuple(located("habitats", f"T{i:03d}", 100 + 52 * (i % 5), 100 + 52 * (i // 5), 0) for i in range(1, 11))
+    lone = located("habitats", "T081", 600, 400, 0)
+    loose = market + (lone,)
+    sites = _neighbour_sites(loose, loose, catalog_for("habitats"), limit=12)
+    near_lone = [s for s in sites if math.hypot(s.centre_mm[0] - 600, s.centre_mm[1] - 400) < 60]
+    assert near_lone

@@ -612,8 +612,10 @@ def covered_cells(
     # while still standing well clear of the table (three times its texture). A faint cell
     # stands only clearly clear of it (twice).
     busy_bar = faint_bar = 0.6 * reference
+    # The ring takes in the cells ``skip`` leaves out too: they only measure the bare table
+    # (around a full market every other cell is skipped, and its one unread cell needs a bar).
     ring = sorted({n for x, y in occupied for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
-                   if n not in occupied and not skip(n)})
+                   if n not in occupied})
     seen = dict(zip(ring, probe_all(probe, cell_polygons(frame, ring, half))))
 
     def texture(cell: tuple[int, int]) -> float:
@@ -641,14 +643,17 @@ def covered_cells(
             seen.update(zip(fresh, probe_all(probe, cell_polygons(frame, fresh, half))))
         for x, y in sorted(taken):
             for cell in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-                if cell in taken or cell in found or skip(cell):
+                # A faint cell is looked at again: a neighbour found since may make it busy.
+                if cell in occupied or found.get(cell) or skip(cell):
                     continue
                 cx, cy = cell
                 around = ((cx + 1, cy) in taken) + ((cx - 1, cy) in taken) + ((cx, cy + 1) in taken) + ((cx, cy - 1) in taken)
                 level = texture(cell)
                 if (around >= 2 and level > faint_bar) or (around == 1 and level > 1.5 * faint_bar):
-                    found[cell] = around >= 2 and level > busy_bar
-                    grew = True
+                    busy_now = around >= 2 and level > busy_bar
+                    if found.get(cell) is None or busy_now:
+                        found[cell] = busy_now
+                        grew = True
         if not grew:
             break
     # A busy cell is reported only where a face's outline lies: a sheet of notes or a phone
@@ -656,5 +661,21 @@ def covered_cells(
     # Without the outline it is only looked at again (as a face blurred past reading whose
     # neighbours are unread too may be: their edges meet its own). Found cells do not shield a
     # side: a sheet spanning two cells would vouch for itself.
-    busy = {c for c, b in found.items() if b and face_outlined(view, frame, occupied, c, face_mm)}
-    return CoveredCells(tuple(c for c in found if c in busy), tuple(c for c in found if c not in busy))
+    # A lone cell at the grid's edge clearly above the bare table, but not by enough to count,
+    # is still worth a look (only a look: such a patch is as often clutter).
+    dim = [c for c in ring if c not in found and not skip(c) and seen[c] > faint_bar]
+    strong = {c for c, b in found.items() if b}
+    busy = {c for c in strong if face_outlined(view, frame, occupied, c, face_mm)}
+    # A run of faces blurred past reading along a read one: blur hides the gap between two
+    # of them, so their shared side shows no edge. Cells touching a read face may lean on
+    # each other there, as long as each shows a face's edge on every side against the table:
+    # a sheet's edges would have to fall on the grid's on all of them.
+    run = {c for c in strong - busy if any(n in occupied for n in _sides(c))}
+    while run:
+        shield = dict.fromkeys(run | busy)
+        failed = {c for c in run if not face_outlined(view, frame, {**shield, **occupied}, c, face_mm)}
+        if not failed:
+            break
+        run -= failed
+    busy |= run
+    return CoveredCells(tuple(c for c in found if c in busy), tuple(c for c in found if c not in busy) + tuple(dim))
