@@ -375,11 +375,9 @@ def _unread_faces(
     if tolerance <= 0 or not located or not len(pts):
         return np.zeros(len(pts), bool)
     size = np.array([(min(loc.component.size_mm), max(loc.component.size_mm)) for loc in located])  # (m, 2)
-    with np.errstate(invalid="ignore"):  # a quad beyond the table's horizon has no shape: never a face
-        a, b = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
-        short, long = np.minimum(a, b)[:, None], np.maximum(a, b)[:, None]
-        rectangle = (np.abs(sides[:, 0] - sides[:, 2]) <= tolerance * a) & (np.abs(sides[:, 1] - sides[:, 3]) <= tolerance * b)
-        rectangle &= (np.abs(d1 - d2) <= 0.1 * np.maximum(d1, d2)) & np.isfinite(pts).all(axis=(1, 2))
+    rectangle, short, long = _rectangles(pts, sides, d1, d2, tolerance)
+    short, long = short[:, None], long[:, None]
+    with np.errstate(invalid="ignore"):
         alike = (np.abs(short - size[None, :, 0]) <= tolerance * size[None, :, 0]) & (np.abs(long - size[None, :, 1]) <= tolerance * size[None, :, 1])
         gap = np.linalg.norm(pts.mean(axis=1)[:, None] - np.array([loc.centre_mm for loc in located])[None], axis=2)
         # Laid square to it (players line faces up; a note or a phone lies at any angle).
@@ -387,6 +385,19 @@ def _unread_faces(
         turn = np.degrees(np.arctan2(edge[:, 1], edge[:, 0]))[:, None] - np.array([loc.angle_deg for loc in located])[None]
         square = np.abs((turn + 45.0) % 90.0 - 45.0) <= _FACE_SQUARE_DEG
         return rectangle & (alike & square & (gap <= _FACE_BESIDE * size[None, :, 1])).any(axis=1)
+
+
+def _rectangles(
+    pts: np.ndarray, sides: np.ndarray, d1: np.ndarray, d2: np.ndarray, tolerance: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which quads (table corners (n, 4, 2), their sides and diagonals) are rectangles (opposite
+    sides within ``tolerance``, diagonals within 10 %), with their mean short and long sides.
+    A quad beyond the table's horizon has no shape: never a rectangle, and no numpy warning."""
+    with np.errstate(invalid="ignore"):
+        a, b = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
+        rectangle = (np.abs(sides[:, 0] - sides[:, 2]) <= tolerance * a) & (np.abs(sides[:, 1] - sides[:, 3]) <= tolerance * b)
+        rectangle &= (np.abs(d1 - d2) <= 0.1 * np.maximum(d1, d2)) & np.isfinite(pts).all(axis=(1, 2))
+        return rectangle, np.minimum(a, b), np.maximum(a, b)
 
 
 @cache
@@ -983,10 +994,7 @@ def _face_sites(
         sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
         d1 = np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1)
         d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
-        a, b = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
-        rectangle = (np.abs(sides[:, 0] - sides[:, 2]) <= tol * a) & (np.abs(sides[:, 1] - sides[:, 3]) <= tol * b)
-        rectangle &= (np.abs(d1 - d2) <= 0.1 * np.maximum(d1, d2)) & np.isfinite(pts).all(axis=(1, 2))
-        short, long = np.minimum(a, b), np.maximum(a, b)
+    rectangle, short, long = _rectangles(pts, sides, d1, d2, tol)
     centres = pts.mean(axis=1)
     if located:
         size = np.array([loc.component.size_mm for loc in located])

@@ -658,9 +658,8 @@ def covered_cells(
             break
     # A busy cell is reported only where a face's outline lies: a sheet of notes or a phone
     # beside the grid is as busy as a face, but its edges lie elsewhere and at another angle.
-    # Without the outline it is only looked at again (as a face blurred past reading whose
-    # neighbours are unread too may be: their edges meet its own). Found cells do not shield a
-    # side: a sheet spanning two cells would vouch for itself.
+    # Without the outline it is only looked at again. Found cells do not shield a side of
+    # their own accord (a sheet spanning two cells would vouch for itself): see the run below.
     # A lone cell at the grid's edge clearly above the bare table, but not by enough to count,
     # is still worth a look (only a look: such a patch is as often clutter).
     dim = [c for c in ring if c not in found and not skip(c) and seen[c] > faint_bar]
