@@ -468,9 +468,14 @@ def _compare(
     scores = rows @ v
     best = int(np.argmax(scores))
     top = float(scores[best])
-    others = scores[owners != owners[best]]
     if allowed is not None and int(owners[best]) not in allowed:
         return None
+    # The runner-up is among the tags that may lie here: one read elsewhere in the photo
+    # (each printed once) is not this one, however alike its code.
+    rivals = owners != owners[best]
+    if allowed is not None:
+        rivals &= np.isin(owners, np.fromiter(allowed, int, len(allowed)))
+    others = scores[rivals]
     if top < config.min_score or border - top > config.max_deficit or not len(others):
         return None
     runner = float(others.max())

@@ -246,3 +246,30 @@ def test_duplicated_sites_cost_one_search_and_still_give_the_tag(monkeypatch) ->
     found = read_sites(frame, plane, [site, site, site], {TAG_MM: POOL}, set(POOL))
     assert [d.tag_id for d in found] == [123]
     assert calls == [site]
+
+
+def test_a_tag_read_elsewhere_is_no_rival_for_the_best_match() -> None:
+    # A blurred code about as like tag 101 as tag 123, and less like any other: unread while
+    # both may lie here; read as 123 once 101 is read elsewhere in the photo (each tag is
+    # printed once), and never read as 101, which is taken.
+    from vision.soft import _KERNEL_NAMES, SoftConfig, _compare, _templates
+
+    pool = (101, 123, 140, 150)
+    kernel = _KERNEL_NAMES[0]
+    rows, owners = _templates(pool, kernel)
+    a, b = rows[4 * pool.index(123)], rows[4 * pool.index(101)]
+    v = a + 0.9 * b
+    v = v - v.mean()
+    v /= np.linalg.norm(v)
+    scores = rows @ v
+    top, rival = float(scores[4 * pool.index(123)]), float(scores[4 * pool.index(101)])
+    others = float(np.delete(scores, [4 * pool.index(t) + k for t in (101, 123) for k in range(4)]).max())
+    config = SoftConfig(min_score=0.0)
+    assert top > rival and (1 - rival**2) < config.min_ratio * (1 - top**2)   # too close to tell apart
+    assert (1 - others**2) >= config.min_ratio * (1 - top**2)                  # clear of all the others
+    pose = np.array([60.0, 50.0, 0.0, TAG_MM])
+    read = lambda allowed: _compare(_to_image(), pose, v, pool, kernel, top, allowed, config)  # noqa: E731
+    assert read(None) is None and read(set(pool)) is None
+    det = read(set(pool) - {101})
+    assert det is not None and det.tag_id == 123
+    assert read(set(pool) - {123}) is None
