@@ -294,9 +294,7 @@ def _unreadable(
     lo, hi = min(tag_sizes) * (1 - tolerance), max(tag_sizes) * (1 + tolerance)
     img = np.stack([c.corners for c in candidates])  # (n, 4, 2)
     pts = plane.to_table(img.reshape(-1, 2)).reshape(-1, 4, 2)
-    sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
-    d1 = np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1)
-    d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
+    sides, d1, d2 = _quad_measures(pts)
     is_tag = np.array([c.kind is MarkerKind.TAG for c in candidates])
     square_ok = (sides.min(axis=1) >= lo) & (sides.max(axis=1) <= hi) & (np.abs(d1 - d2) <= 0.15 * np.maximum(d1, d2))
     face_ok = is_tag & _unread_faces(pts, sides, d1, d2, located, face_tolerance)
@@ -385,6 +383,14 @@ def _unread_faces(
         turn = np.degrees(np.arctan2(edge[:, 1], edge[:, 0]))[:, None] - np.array([loc.angle_deg for loc in located])[None]
         square = np.abs((turn + 45.0) % 90.0 - 45.0) <= _FACE_SQUARE_DEG
         return rectangle & (alike & square & (gap <= _FACE_BESIDE * size[None, :, 1])).any(axis=1)
+
+
+def _quad_measures(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sides (n, 4) and diagonals (n,), (n,) of table quads (n, 4, 2); NaN, without a warning,
+    for a quad with a corner beyond the table's horizon."""
+    with np.errstate(invalid="ignore"):
+        sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
+        return sides, np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1), np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
 
 
 def _rectangles(
@@ -990,11 +996,7 @@ def _face_sites(
     if tol <= 0 or not tags or not shapes:
         return []
     pts = plane.to_table(np.stack([c.corners for c in tags]).reshape(-1, 2)).reshape(-1, 4, 2)
-    with np.errstate(invalid="ignore"):
-        sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
-        d1 = np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1)
-        d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
-    rectangle, short, long = _rectangles(pts, sides, d1, d2, tol)
+    rectangle, short, long = _rectangles(pts, *_quad_measures(pts), tol)
     centres = pts.mean(axis=1)
     if located:
         size = np.array([loc.component.size_mm for loc in located])
@@ -1109,8 +1111,10 @@ def recognise(
             loose = [loc for loc in located if id(loc) not in placed_now and not loc.component.spaces
                      and loc.component.id not in looked]
             looked |= {loc.component.id for loc in loose}
-            sites = [] if step else _busy_space_sites(plane, located, catalog, problems, cfg)
-            sites += [] if step else _look_again_sites(result.look_again, catalog)
+            sites: list[Site] = []
+            if step == 0:  # the layout's own places, once; later rounds only look beside
+                sites = _busy_space_sites(plane, located, catalog, problems, cfg)
+                sites += _look_again_sites(result.look_again, catalog)
             if loose:
                 sites += _neighbour_sites(loose, located, catalog)
             more = _read_whole(frame, markers, plane, sites, catalog, cfg)
