@@ -879,16 +879,17 @@ def _look_again_sites(places: Sequence[LookAgain], catalog: Catalog) -> list[Sit
 
 
 def _neighbour_sites(
-    loose: Sequence[Located], located: Sequence[Located], catalog: Catalog, limit: int = 48
+    loose: Sequence[Located], located: Sequence[Located], catalog: Catalog, limit: int = 48, *, square: bool = False
 ) -> list[Site]:
     """Where the unread neighbour of a component the layout could not place may lie: the four
     places of a face of its size sharing an edge with it (a Habitats park whose entrance was not read, a
     PHYLO grid whose HOME card was not), for the tags printed on faces of that size, each
-    searched as far from the place's centre as such a tag lies, in any turn. The components
+    searched as far from the place's centre as such a tag lies, in any turn (``square``: in
+    the component's own turn, give or take, as faces laid edge to edge lie). The components
     take turns (each one's first free place, then each one's second...): a whole unplaced
     market must not use up the limit before a lone tile of an unread park gets a look."""
     centres = np.array([loc.centre_mm for loc in located])
-    places: list[list[tuple[np.ndarray, tuple[tuple[float, float], ...], float]]] = []
+    places: list[list[tuple[np.ndarray, tuple[tuple[float, float], ...], float, float | None]]] = []
     for loc in loose:
         w, h = loc.component.size_mm
         tags = _tags_for_face(catalog.game, round(min(w, h)), round(max(w, h)))
@@ -897,18 +898,19 @@ def _neighbour_sites(
         offsets = np.array([[-w, 0.0], [w, 0.0], [0.0, -h], [0.0, h]])
         spots = apply_homography(loc.face_to_table, offsets + (w / 2, h / 2))
         free = np.linalg.norm(spots[:, None] - centres[None], axis=2).min(axis=1) >= 0.4 * min(w, h)
-        places.append([(c, tags, 0.4 * min(w, h)) for c in spots[free]])  # no face read there yet
+        hint = loc.angle_deg % 90.0 if square else None
+        places.append([(c, tags, 0.4 * min(w, h), hint) for c in spots[free]])  # no face read there yet
     sites: list[Site] = []
     taken: list[np.ndarray] = []
     for turn in range(4):
         for own in places:
             if turn >= len(own):
                 continue
-            c, tags, near = own[turn]
+            c, tags, near, hint = own[turn]
             if any(np.hypot(*(t - c)) < near for t in taken):
                 continue
             taken.append(c)
-            sites += [Site((float(c[0]), float(c[1])), size, reach) for size, reach in tags]
+            sites += [Site((float(c[0]), float(c[1])), size, reach, turn_hint_deg=hint) for size, reach in tags]
     return sites[:limit]
 
 
@@ -1116,7 +1118,7 @@ def recognise(
                 sites = _busy_space_sites(plane, located, catalog, problems, cfg)
                 sites += _look_again_sites(result.look_again, catalog)
             if loose:
-                sites += _neighbour_sites(loose, located, catalog)
+                sites += _neighbour_sites(loose, located, catalog, square=layout.edge_to_edge)
             more = _read_whole(frame, markers, plane, sites, catalog, cfg)
             if not more:
                 break

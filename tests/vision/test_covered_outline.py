@@ -204,3 +204,53 @@ def test_a_full_market_with_one_unread_tile_measures_the_table_outside_it() -> N
 
     cells = covered_cells(view, FRAME, market, (50.0, 50.0), skip=outside)  # type: ignore[arg-type]
     assert cells.busy == ((2, 0),)
+
+
+def _row_view(unread: str) -> tuple[TableView, dict[tuple[int, int], Located]]:
+    """Read tiles at (0, 0) and (0, 1); beside (0, 0) only, in (1, 0): one unread face
+    ("one"), two unread faces blurred into one band along the row, (1, 0) and (2, 0)
+    ("two"), or a turned sheet of notes ("sheet")."""
+    read = ((0, 0), (0, 1))
+    rng = np.random.default_rng(2)
+    photo = np.clip(np.array([40, 75, 120], float) + rng.normal(0, 2.0, (600, 700, 3)), 0, 255).astype(np.uint8)
+    for cell in read:
+        _face(photo, cell)
+    if unread == "one":
+        _face(photo, (1, 0))
+    elif unread == "two":
+        x, y = _centre((1, 0))
+        (x0, y0), (x1, y1) = _px(x - 25, y - 25), _px(x + 25 + PITCH, y + 25)
+        cv2.rectangle(photo, (int(x0), int(y0)), (int(x1), int(y1)), (60, 150, 70), -1)
+        for cell in ((1, 0), (2, 0)):
+            cx, cy = _px(*_centre(cell))
+            cv2.rectangle(photo, (int(cx) - 26, int(cy) - 26), (int(cx) + 26, int(cy) + 26), (0, 0, 0), -1)
+            cv2.rectangle(photo, (int(cx) - 10, int(cy) - 10), (int(cx) + 10, int(cy) + 10), (255, 255, 255), -1)
+    else:
+        _sheet(photo, (_centre((1, 0))[0] + 10, _centre((1, 0))[1] + 5), 28.0)
+    located = tuple(_tile(c) for c in read)
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    view = TableView("habitats", located, texture=_texture_probe(gray, PLANE, located=located),
+                     outline=outline_probe(photo, PLANE.homography))
+    return view, dict(zip(read, located))
+
+
+def test_a_lone_unread_face_beside_one_read_face_is_reported_by_its_outline() -> None:
+    # Beside a single read face, but a face's edge shows on all three sides against the table.
+    view, occupied = _row_view("one")
+    cells = covered_cells(view, FRAME, occupied, (50.0, 50.0))
+    assert cells.busy == ((1, 0),)
+
+
+def test_a_sheet_beside_one_read_face_is_only_looked_at() -> None:
+    view, occupied = _row_view("sheet")
+    cells = covered_cells(view, FRAME, occupied, (50.0, 50.0))
+    assert cells.busy == ()
+    assert (1, 0) in cells.faint
+
+
+def test_the_far_end_of_a_run_of_unread_faces_is_reported_with_the_run() -> None:
+    # (2, 0) touches no read face, only the unread (1, 0): it joins the run through it, and the
+    # two lean on each other where blur hid the gap between them.
+    view, occupied = _row_view("two")
+    cells = covered_cells(view, FRAME, occupied, (50.0, 50.0))
+    assert set(cells.busy) == {(1, 0), (2, 0)}

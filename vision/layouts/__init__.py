@@ -235,6 +235,9 @@ class GameLayout:
     read: Callable[[TableView], LayoutResult]
     arrange: Callable[[BoardState], Mapping[str, TablePose]]
     """Table pose of every placed component of a state (a realistic arrangement)."""
+    edge_to_edge: bool = False
+    """Whether faces lie edge to edge in a grid (a park, a card grid): a face beside another
+    lies square to it, so an unread neighbour is searched in that turn only."""
 
 
 @cache
@@ -577,6 +580,17 @@ class CoveredCells:
     faint: tuple[tuple[int, int], ...] = ()
 
 
+def _joined(cells: set[tuple[int, int]], anchors: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The cells joined to an anchor through a chain of side-sharing cells (a run of unread
+    faces starts at a read one: the far end of a row is as much a face as the near one)."""
+    joined = {c for c in cells if any(n in anchors for n in _sides(c))}
+    grow = joined
+    while grow:
+        grow = {c for c in cells - joined if any(n in grow for n in _sides(c))}
+        joined |= grow
+    return joined
+
+
 def probe_all(probe: Callable[[np.ndarray], float], polygons: Sequence[np.ndarray]) -> list[float]:
     """The texture of each polygon: in one go when the probe can (the photo's own probe
     samples every patch with one warp), else one by one."""
@@ -650,7 +664,10 @@ def covered_cells(
                 around = ((cx + 1, cy) in taken) + ((cx - 1, cy) in taken) + ((cx, cy + 1) in taken) + ((cx, cy - 1) in taken)
                 level = texture(cell)
                 if (around >= 2 and level > faint_bar) or (around == 1 and level > 1.5 * faint_bar):
-                    busy_now = around >= 2 and level > busy_bar
+                    # A lone cell as busy as a face is strong too where a face's outline can be
+                    # checked: only its outline on every side against the table (below) gets it
+                    # reported, a patch of clutter beside the grid has its edges elsewhere.
+                    busy_now = level > busy_bar and (around >= 2 or view.outline is not None)
                     if found.get(cell) is None or busy_now:
                         found[cell] = busy_now
                         grew = True
@@ -665,16 +682,17 @@ def covered_cells(
     dim = [c for c in ring if c not in found and not skip(c) and seen[c] > faint_bar]
     strong = {c for c, b in found.items() if b}
     busy = {c for c in strong if face_outlined(view, frame, occupied, c, face_mm)}
-    # A run of faces blurred past reading along a read one: blur hides the gap between two
-    # of them, so their shared side shows no edge. Cells touching a read face may lean on
-    # each other there, as long as each shows a face's edge on every side against the table:
-    # a sheet's edges would have to fall on the grid's on all of them.
-    run = {c for c in strong - busy if any(n in occupied for n in _sides(c))}
+    # A run of faces blurred past reading out from a read one: blur hides the gap between two
+    # of them, so their shared side shows no edge. Cells joined to a read face through such a
+    # run may lean on each other there, as long as each shows a face's edge on every side
+    # against the table: a sheet's edges would have to fall on the grid's on all of them.
+    anchors = set(occupied) | busy
+    run = _joined(strong - busy, anchors)
     while run:
         shield = dict.fromkeys(run | busy)
         failed = {c for c in run if not face_outlined(view, frame, {**shield, **occupied}, c, face_mm)}
         if not failed:
             break
-        run -= failed
+        run = _joined(run - failed, anchors)
     busy |= run
     return CoveredCells(tuple(c for c in found if c in busy), tuple(c for c in found if c not in busy) + tuple(dim))
