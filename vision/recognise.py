@@ -41,6 +41,7 @@ from .layouts import (
     LayoutResult,
     Located,
     LookAgain,
+    OutlineProbe,
     Placed,
     Problem,
     TableView,
@@ -1070,6 +1071,15 @@ def recognise(
         plane, located, problems = _on_plane(ident, cfg, plane)
 
     textures: dict[object, float] = {}  # texture probes of this photo, for the layout's later runs
+    outlines: dict[bytes, OutlineProbe] = {}  # the outline probe of each plane (a later look keeps it)
+
+    def outline() -> OutlineProbe | None:
+        if plane is None:
+            return None
+        key = plane.homography.tobytes()
+        if key not in outlines:
+            outlines[key] = outline_probe(frame.image, plane.homography)
+        return outlines[key]
 
     def read_layout() -> tuple[tuple[Unreadable, ...], LayoutResult, list[Problem]]:
         """Unreadable markers, the layout's reading and every problem, on the current plane."""
@@ -1085,7 +1095,7 @@ def recognise(
             dict(options or {}),
             None if plane is None else _texture_probe(frame.gray, plane, _explained(ident), located, textures),
             face_down=on_table(ident.face_down, plane),
-            outline=None if plane is None else outline_probe(frame.image, plane.homography),
+            outline=outline(),
         )
         issues = list(problems)
         try:

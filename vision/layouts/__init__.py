@@ -418,6 +418,9 @@ class OutlineProbe:
     image: np.ndarray
     to_image: np.ndarray
     """3x3 table mm -> image px."""
+    memo: dict[tuple[bytes, int], float] = field(default_factory=dict, repr=False)
+    """Each side measured so far (a rectangle's corners and the side): a layout asks about the
+    same expected faces again as it finds more of a grid, and again when run after a later look."""
 
     def __call__(self, corners_mm: np.ndarray) -> tuple[float, ...]:
         return self.steps(corners_mm, range(4))
@@ -425,20 +428,21 @@ class OutlineProbe:
     def steps(self, corners_mm: np.ndarray, sides: Iterable[int]) -> tuple[float, ...]:
         """Colour step across each side of a table rectangle among ``sides`` (NaN elsewhere, and
         where the photo does not show the side)."""
-        q = np.asarray(corners_mm, float)[:4]
+        q = np.ascontiguousarray(np.asarray(corners_mm, float)[:4])
         centre = q.mean(axis=0)
-        out = [math.nan] * 4
+        key = q.tobytes()
         wanted = sorted(set(sides))
+        todo = [k for k in wanted if (key, k) not in self.memo]
         bands: list[_Band] = []
-        for k in wanted:
+        for k in todo:
             a, b = q[k], q[(k + 1) % 4]
             mid = (a + b) / 2 - centre
             normal = np.array([-(b - a)[1], (b - a)[0]])
             normal /= np.hypot(*normal)
             bands.append(self._band(a, b, normal if normal @ mid > 0 else -normal))
-        for k, v in zip(wanted, _band_steps(bands)):
-            out[k] = v
-        return tuple(out)
+        for k, v in zip(todo, _band_steps(bands)):
+            self.memo[(key, k)] = v
+        return tuple(self.memo[(key, k)] if k in wanted else math.nan for k in range(4))
 
     def _band(self, a: np.ndarray, b: np.ndarray, outward: np.ndarray) -> _Band:
         """The strip along side a -> b, ``outward`` pointing away from the rectangle."""
