@@ -138,6 +138,32 @@ def test_the_outline_probe_measures_only_the_sides_asked_for() -> None:
             assert all(math.isnan(got[k]) for k in range(4) if k not in sides)
 
 
+def test_the_outline_probe_measures_each_side_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A side asked for first on its own, then with the others, measures as a fresh probe asked
+    # for all four does; asked again, nothing is measured again.
+    photo = _photo(7)
+    fresh, probe = outline_probe(photo, HOMOGRAPHY), outline_probe(photo, HOMOGRAPHY)
+    measured = []
+    band = OutlineProbe._band
+
+    def counted(self: OutlineProbe, *args: np.ndarray) -> object:
+        measured.append(args)
+        return band(self, *args)
+
+    monkeypatch.setattr(OutlineProbe, "_band", counted)
+    for q in _rectangles(np.random.default_rng(8), 10):
+        want = fresh(q)
+        before = len(measured)
+        np.testing.assert_array_equal(probe.steps(q, (2,))[2], want[2])
+        assert len(measured) - before == 1
+        np.testing.assert_array_equal(probe(q), want)
+        assert len(measured) - before == 4  # then the three sides not asked for yet
+        before = len(measured)
+        np.testing.assert_array_equal(probe.steps(q, (0, 2)), [want[0], math.nan, want[2], math.nan])
+        np.testing.assert_array_equal(probe(q), want)
+        assert len(measured) == before
+
+
 def test_a_plain_outline_callable_answers_as_the_probe_does() -> None:
     photo = _photo(5)
     frame = (np.array([120.0, 110.0]), 0.0, 52.0)

@@ -128,3 +128,21 @@ def test_neighbour_places_are_shared_out_among_the_unplaced_components() -> None
     sites = _neighbour_sites(loose, loose, catalog_for("habitats"), limit=12)
     near_lone = [s for s in sites if math.hypot(s.centre_mm[0] - 600, s.centre_mm[1] - 400) < 60]
     assert near_lone
+
+
+def test_neighbours_of_a_face_laid_edge_to_edge_are_searched_in_its_turn() -> None:
+    # A tile turned 97 degrees: in a park its neighbours lie square to it, so each place is
+    # searched about 7 degrees (97 mod 90); elsewhere (tokens strewn about) in every turn.
+    tile = located("habitats", "T001", 300, 200, 97)
+    square = _neighbour_sites((tile,), (tile,), catalog_for("habitats"), square=True)
+    anyhow = _neighbour_sites((tile,), (tile,), catalog_for("habitats"))
+    assert len(square) == len(anyhow) >= 4
+    assert all(s.turn_hint_deg is not None and abs(s.turn_hint_deg - 7.0) < 0.5 for s in square)
+    assert all(s.turn_hint_deg is None for s in anyhow)
+
+
+def test_only_the_grid_games_lay_their_faces_edge_to_edge() -> None:
+    from vision.layouts import find_layout
+
+    assert find_layout("habitats").edge_to_edge and find_layout("phylo").edge_to_edge
+    assert not any(find_layout(g).edge_to_edge for g in ("biomos", "rainforest", "borneo"))
