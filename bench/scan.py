@@ -9,8 +9,10 @@ docs/vision_boards.md (the board-anchored games).
 Columns: components in view; identified (read as the right component); wrong (a component
 read with a wrong id, or put in a wrong cell or rotation: the target is 0); cells correct
 (right component, right area, cell and rotation); misses reported (components in view but
-not read whose place shows up as an unknown cell or an unreadable marker, or that a problem
-names, itself or its whole area: a park whose entrance is not in view); layout failures
+not read whose place shows up as an unknown place (the same cell; for a token on a tile or a
+card on a card, also the same tile or card and slot where the unknown names them) or an
+unreadable marker, or that a problem names, itself or its whole area: a park whose entrance
+is not in view); layout failures
 (scenes where the layout placed nothing although components were in view); false unknowns
 (places reported as holding an unread component where nothing lies); latency p50/p90
 of the whole pipeline per frame (JPEG bytes in, Recognition out) and of the bare decoders
@@ -44,6 +46,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from scoring import find_game  # noqa: E402
+from scoring.model import Placement  # noqa: E402
 from vision import recognise  # noqa: E402
 from vision.detect import DetectConfig, detect_all  # noqa: E402
 from vision.layouts import habitats as habitats_layout  # noqa: E402
@@ -97,6 +100,17 @@ def _decoders_ms(frame: np.ndarray) -> float:
     return (time.perf_counter() - t) * 1000
 
 
+def _names(unknown: Placement, placement: Placement) -> bool:
+    """Whether an unknown place is where a component lies: the same area and cell and, for a
+    component lying on another (a token on a tile, a card on a card), the same one under it
+    and the same slot, wherever the unknown names them."""
+    return (
+        (unknown.area, unknown.cell) == (placement.area, placement.cell)
+        and unknown.on in (None, placement.on)
+        and (unknown.slot is None or placement.slot is None or unknown.slot == placement.slot)
+    )
+
+
 def run(game_id: str, condition: str, resolution: tuple[int, int], position: str, seeds: int) -> Tally:
     make = AREAS[game_id] if position == "area" else POSITIONS[game_id][0]
     canonical = CANONICAL[game_id]
@@ -130,9 +144,7 @@ def run(game_id: str, condition: str, resolution: tuple[int, int], position: str
         tally.cells += sum(1 for cid in visible if got.get(cid) == full[cid])
         missing = [cid for cid in visible if got.get(cid) != full[cid]]
         tally.missed += len(missing)
-        unknown_cells = {(u.area, u.cell) for u in rec.state.unknown}
-        occupied = {(p.area, p.cell, p.slot) for p in full.values()}
-        tally.false_unknown += sum(1 for u in rec.state.unknown if (u.area, u.cell, u.slot) not in occupied)
+        tally.false_unknown += sum(1 for u in rec.state.unknown if not any(_names(u, p) for p in full.values()))
         for cid in missing:
             p = full[cid]
             near_unreadable = any(
@@ -141,7 +153,7 @@ def run(game_id: str, condition: str, resolution: tuple[int, int], position: str
                 for u in rec.unreadable
             )
             problem_names = any(cid in pr.components or p.area in pr.areas for pr in rec.problems)
-            if (p.area, p.cell) in unknown_cells or near_unreadable or problem_names:
+            if any(_names(u, p) for u in rec.state.unknown) or near_unreadable or problem_names:
                 tally.reported += 1
         if visible and not rec.state.placements:
             tally.layout_failures += 1

@@ -780,8 +780,11 @@ def _explanation(points: np.ndarray, located: Sequence[Located], catalog: Catalo
         for loc in located
     ])
     smallest_art = np.where(inside, own[:, None], np.inf).min(axis=0)
+    # Only a marker that was read explains a quad on it: an unread one may lie under a token
+    # (a protected-area token over a tile's QR code), and what shows there is that token's tag.
     boxes = [(i, m.x_mm - 3, m.y_mm - 3, m.x_mm + m.size_mm + 3, m.y_mm + m.size_mm + 3)
-             for i, loc in enumerate(located) for m in _own_marks(catalog, loc.component)]
+             for i, loc in enumerate(located) for m in _own_marks(catalog, loc.component)
+             if m.role.value in loc.source.split("+")]
     marked = np.zeros(n, bool)
     if boxes:
         b = np.array(boxes)

@@ -135,3 +135,20 @@ def test_sample_photo_reads_its_truth_and_score() -> None:
     totals = {s.player: s.total for s in GAME.score_sheet(rec.state).scores}
     # The frog player's example jungle: tiles 23 + frogs 6 + protected area 4 + diversity 4.
     assert totals == {"frog": 37}
+
+
+def test_a_bonus_token_over_a_tiles_qr_code_is_read_in_a_blurred_view() -> None:
+    # 76 cm, blurred: the diversity token lies over the QR code of its tile, so the tile is read
+    # by its tag alone. The token's undecoded tag is no print of the tile: it is read whole
+    # and the token placed on its tile (it scores 2 per tile laid after it).
+    path = sample_photo("rainforest").with_suffix(".json")
+    state = GAME.load_state(json.loads(path.read_text("utf-8")))
+    scene = render_scene("rainforest", state, condition="hard", resolution=(1920, 1080), seed=1006)
+    rec = recognise(scene.jpeg, "rainforest", players=state.players)
+    want = state.placement_of("DIV-1")
+    assert want is not None and want.on == "TILE-P06"
+    assert rec.state.placement_of("DIV-1") == want
+    tile = rec.component("TILE-P06")
+    assert tile is not None and "qr" not in tile.located.source.split("+")
+    truth = {p.component: p for p in state.placements}
+    assert all(truth.get(p.component) == p for p in rec.state.placements)

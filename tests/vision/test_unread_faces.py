@@ -146,3 +146,22 @@ def test_only_the_grid_games_lay_their_faces_edge_to_edge() -> None:
 
     assert find_layout("habitats").edge_to_edge and find_layout("phylo").edge_to_edge
     assert not any(find_layout(g).edge_to_edge for g in ("biomos", "rainforest", "borneo"))
+
+
+def test_a_quad_over_a_tiles_unread_qr_code_is_searched_for_a_token_tag() -> None:
+    # A protected-area token lies over a Rainforest tile's QR code: the tile was located by its
+    # tag alone, so the quad there is no print of the tile and is searched for 22 mm tags; with
+    # the QR code read, the same quad is that code.
+    from dataclasses import replace
+
+    from vision.recognise import _soft_sites, _tag_pools
+
+    catalog = catalog_for("rainforest")
+    tile = located("rainforest", "TILE-G06", 200, 200)
+    over_qr = [quad(200 - 37.5 + 60, 200 - 37.5 + 15, 24, 24, 5)]  # the QR code spans x 48-72, y 3-27
+
+    def sizes(face) -> set[float]:  # noqa: ANN001
+        return {s.tag_mm for s in _soft_sites(over_qr, PLANE, [face], catalog, _tag_pools(catalog), RecogniseConfig())}
+
+    assert 22.0 in sizes(tile)
+    assert 22.0 not in sizes(replace(tile, source="qr+tag"))
