@@ -10,8 +10,8 @@ Columns: components in view; identified (read as the right component); wrong (a 
 read with a wrong id, or put in a wrong cell or rotation: the target is 0); cells correct
 (right component, right area, cell and rotation); misses reported (components in view but
 not read whose place shows up as an unknown place (the same cell; for a token on a tile or a
-card on a card, also the same tile or card and slot where the unknown names them) or an
-unreadable marker, or that a problem names, itself or its whole area: a park whose entrance
+card on a card, also the same tile or card and slot where the unknown names them) or as an
+unreadable marker on the component's face, or that a problem names, itself or its whole area: a park whose entrance
 is not in view); layout failures
 (scenes where the layout placed nothing although components were in view); false unknowns
 (places reported as holding an unread component where nothing lies); latency p50/p90
@@ -56,6 +56,7 @@ from vision.render import render_scene  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from make_samples import AREAS, POSITIONS  # noqa: E402
+from soft_read import _distorted  # noqa: E402
 
 #: (label, renderer condition, resolution, position): "table" is the whole table in view,
 #: "area" one area (a park, the middle of the card grid) for close views.
@@ -98,6 +99,18 @@ def _decoders_ms(frame: np.ndarray) -> float:
     t = time.perf_counter()
     detect_all(frame, config=DetectConfig())
     return (time.perf_counter() - t) * 1000
+
+
+def _image_outline(scene, size_mm: tuple[float, float], cid: str, resolution: tuple[int, int]) -> np.ndarray:  # noqa: ANN001
+    """A component's face in the photo, grown by a fifth about its centre: an unreadable
+    marker reported there is that component's (or lies on it)."""
+    pose = scene.poses[cid]
+    w, h = size_mm
+    a = np.radians(pose.angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    face = 1.2 * np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2 @ rot.T + (pose.x_mm, pose.y_mm)
+    ideal = cv2.perspectiveTransform(face.reshape(1, -1, 2), scene.camera.table_to_image()).reshape(-1, 2)
+    return np.array([_distorted(tuple(q), scene.camera, resolution) for q in ideal], np.float32)
 
 
 def _names(unknown: Placement, placement: Placement) -> bool:
@@ -147,11 +160,8 @@ def run(game_id: str, condition: str, resolution: tuple[int, int], position: str
         tally.false_unknown += sum(1 for u in rec.state.unknown if not any(_names(u, p) for p in full.values()))
         for cid in missing:
             p = full[cid]
-            near_unreadable = any(
-                np.hypot(u.image_centre[0] - scene.image_centres[cid][0], u.image_centre[1] - scene.image_centres[cid][1])
-                < 0.08 * resolution[0]
-                for u in rec.unreadable
-            )
+            outline = _image_outline(scene, game.component_index[cid].size_mm, cid, resolution)  # type: ignore[attr-defined]
+            near_unreadable = any(cv2.pointPolygonTest(outline, u.image_centre, False) >= 0 for u in rec.unreadable)
             problem_names = any(cid in pr.components or p.area in pr.areas for pr in rec.problems)
             if any(_names(u, p) for u in rec.state.unknown) or near_unreadable or problem_names:
                 tally.reported += 1
