@@ -11,9 +11,9 @@ read with a wrong id, or put in a wrong cell or rotation: the target is 0); cell
 (right component, right area, cell and rotation); misses reported (components in view but
 not read whose place shows up as an unknown place (the same cell; for a token on a tile or a
 card on a card, also the same tile or card and slot where the unknown names them) or as an
-unreadable marker on the component's face, or that a problem names, itself or its whole area: a park whose entrance
-is not in view); layout failures
-(scenes where the layout placed nothing although components were in view); false unknowns
+unreadable marker on the component's face, or that a problem names, itself or its whole
+area: a park whose entrance is not in view; or that lies on a missed component so reported);
+layout failures (scenes where the layout placed nothing although components were in view); false unknowns
 (places reported as holding an unread component where nothing lies); latency p50/p90
 of the whole pipeline per frame (JPEG bytes in, Recognition out) and of the bare decoders
 (zxing-cpp plus aruco, from the same decoded colour frame as the pipeline) on the same frames; and the ratio of the
@@ -158,13 +158,18 @@ def run(game_id: str, condition: str, resolution: tuple[int, int], position: str
         missing = [cid for cid in visible if got.get(cid) != full[cid]]
         tally.missed += len(missing)
         tally.false_unknown += sum(1 for u in rec.state.unknown if not any(_names(u, p) for p in full.values()))
+        reported: set[str] = set()
         for cid in missing:
             p = full[cid]
             outline = _image_outline(scene, game.component_index[cid].size_mm, cid, resolution)  # type: ignore[attr-defined]
             near_unreadable = any(cv2.pointPolygonTest(outline, u.image_centre, False) >= 0 for u in rec.unreadable)
             problem_names = any(cid in pr.components or p.area in pr.areas for pr in rec.problems)
             if any(_names(u, p) for u in rec.state.unknown) or near_unreadable or problem_names:
-                tally.reported += 1
+                reported.add(cid)
+        # What lies on a missed component that is reported goes with it (nothing on an unread
+        # card can be placed): a token on an unread Black Hole card.
+        reported |= {cid for cid in missing if full[cid].on in reported}
+        tally.reported += len(reported)
         if visible and not rec.state.placements:
             tally.layout_failures += 1
     return tally

@@ -152,3 +152,20 @@ def test_a_bonus_token_over_a_tiles_qr_code_is_read_in_a_blurred_view() -> None:
     assert tile is not None and "qr" not in tile.located.source.split("+")
     truth = {p.component: p for p in state.placements}
     assert all(truth.get(p.component) == p for p in rec.state.placements)
+
+
+def test_a_red_token_on_a_red_tile_is_reported_in_a_blurred_view() -> None:
+    # 80 cm, 42 degrees, blurred: the monkey token in slot 1 of a red tile shows little of its
+    # own red rim and does not decode; its slot is under three times as busy as the tile's plain
+    # parts, but clearly busier than an empty slot (at most 1.6 times in these views), so it is
+    # reported as an unknown place.
+    path = sample_photo("rainforest").with_suffix(".json")
+    state = GAME.load_state(json.loads(path.read_text("utf-8")))
+    scene = render_scene("rainforest", state, condition="hard", resolution=(1920, 1080), seed=1008)
+    rec = recognise(scene.jpeg, "rainforest", players=state.players)
+    want = state.placement_of("MONKEY-R2")
+    assert want is not None and (want.on, want.slot) == ("TILE-R01", 1)
+    if rec.state.placement_of("MONKEY-R2") != want:
+        assert any((u.area, u.on, u.slot) == (want.area, "TILE-R01", 1) for u in rec.state.unknown)
+    truth = {p.component: p for p in state.placements}
+    assert all(truth.get(p.component) == p for p in rec.state.placements)

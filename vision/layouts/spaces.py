@@ -271,12 +271,12 @@ def _looks(view: TableView, spots: Sequence[Spot], others: Sequence[Located], pl
     return [(busiest[i], floors[i]) if i in floors else None for i in range(len(spots))]
 
 
-def _verdict(v: float, floor: float, reference: float) -> bool | None:
-    if reference <= 0 or reference < PLAIN_RATIO * floor or v <= 0:
+def _verdict(v: float, floor: float, reference: float, plain_ratio: float = PLAIN_RATIO) -> bool | None:
+    if reference <= 0 or reference < plain_ratio * floor or v <= 0:
         return None  # the photo cannot tell a marker from the plain face
-    if v >= MARKER_RATIO * reference and v >= PLAIN_RATIO * floor:
+    if v >= MARKER_RATIO * reference and v >= plain_ratio * floor:
         return True
-    if v < MARKER_RATIO * reference and v < PLAIN_RATIO * floor:
+    if v < MARKER_RATIO * reference and v < plain_ratio * floor:
         return False
     return None
 
@@ -292,15 +292,16 @@ def verdicts(view: TableView, spots: Sequence[Spot], reference: float, others: S
     return [None if look is None else _verdict(*look, reference) for look in _looks(view, spots, others, False)]
 
 
-def busy_spots(view: TableView, spots: Sequence[Spot], reference: Reference) -> list[Spot]:
-    """The places ``verdicts`` finds busy: something lies there that was not read."""
+def busy_spots(view: TableView, spots: Sequence[Spot], reference: Reference, plain_ratio: float = PLAIN_RATIO) -> list[Spot]:
+    """The places ``verdicts`` finds busy: something lies there that was not read (``plain_ratio``:
+    how many times busier than the plain face, for places whose empty print is plainer than most)."""
     if view.texture is None or not spots:
         return []
-    busier = [(s, look) for s, look in zip(spots, _looks(view, spots, (), False)) if look and look[0] >= PLAIN_RATIO * look[1]]
+    busier = [(s, look) for s, look in zip(spots, _looks(view, spots, (), False)) if look and look[0] >= plain_ratio * look[1]]
     if not busier:
         return []
     ref = reference() if callable(reference) else reference
-    return [s for s, look in busier if _verdict(*look, ref) is True]
+    return [s for s, look in busier if _verdict(*look, ref, plain_ratio) is True]
 
 
 @cache
