@@ -116,3 +116,16 @@ def test_the_markers_are_probed_only_when_a_place_needs_them() -> None:
     asked.clear()
     assert busy_spots(busy, spots, reference) == spots[:1] and len(asked) == 1
     assert plain_spots(busy, spots[:1], reference) == [False] and len(asked) == 1
+
+
+def test_a_place_as_busy_as_a_read_marker_needs_less_over_its_plain_face() -> None:
+    from vision.layouts.spaces import _verdict
+
+    marker, floor = 100.0, 30.0  # a card whose print is busy: its plain parts at 0.3 of a marker
+    assert _verdict(85.0, floor, marker) is True  # a tag's worth of texture, 2.8 times the print
+    assert _verdict(70.0, floor, marker) is None  # busier than a plain place, but neither enough
+    assert _verdict(20.0, floor, marker) is False
+    assert _verdict(95.0, floor, marker) is True  # over 3 times the print: busy either way
+    # A print at 0.4 of a marker: only a place as busy as a marker itself can be told from it.
+    assert _verdict(90.0, 40.0, marker) is True
+    assert _verdict(60.0, 40.0, marker) is None

@@ -181,3 +181,18 @@ def test_a_card_on_a_prey_that_is_not_placed_is_not_placed_either() -> None:
     assert "MOTH-1" in placed and not placed & {"GECKO-1", "SERPEAGLE-1"}
     named = {c for p in result.problems if p.code == "layout/fan_gap" for c in p.components}
     assert {"GECKO-1", "SERPEAGLE-1"} <= named
+
+
+def test_unread_cards_at_the_top_of_a_blurred_food_chain_are_read() -> None:
+    # 76 cm, blurred: neither of the two cards fanned on top of player 1's termites decoded.
+    # Where the next card's tag would show, the termites' face is as busy as the read markers
+    # (though only 2.6 times its own plain parts): the cards there are asked for and read, one
+    # fan step after the other.
+    path = sample_photo("borneo").with_suffix(".json")
+    state = GAME.load_state(json.loads(path.read_text("utf-8")))
+    scene = render_scene("borneo", state, condition="hard", resolution=(1920, 1080), seed=1005)
+    rec = recognise(scene.jpeg, "borneo", players=state.players)
+    truth = {p.component: p for p in state.placements}
+    for card in ("SUNBEAR-1", "LEOPARD-1"):
+        assert rec.state.placement_of(card) == truth[card]
+    assert all(truth.get(p.component) == p for p in rec.state.placements)

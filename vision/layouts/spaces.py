@@ -33,6 +33,12 @@ from .anchored import table_points, table_to_face
 MARKER_RATIO = 0.35
 #: ...and this many times busier than the plain parts of the face holding it.
 PLAIN_RATIO = 3.0
+#: A place as busy as the read markers themselves (this share of them) counts at this many
+#: times its face's plain parts: in the hard scenes, the fan steps where an unread card's tag
+#: showed measured 0.9-1.0 of the markers and 2.5-2.6 times the plain parts; empty ones at
+#: most 0.1 of the markers.
+MARKED_RATIO = 0.8
+MARKED_PLAIN_RATIO = 2.0
 #: Half side of the square probed at a place's centre (inside any tag the games print).
 PROBE_HALF_MM = 5.0
 #: At most this many read markers probed for the reference (the median is what counts).
@@ -272,8 +278,12 @@ def _looks(view: TableView, spots: Sequence[Spot], others: Sequence[Located], pl
 
 
 def _verdict(v: float, floor: float, reference: float, plain_ratio: float = PLAIN_RATIO) -> bool | None:
-    if reference <= 0 or reference < plain_ratio * floor or v <= 0:
+    if reference <= 0 or v <= 0 or reference < MARKED_PLAIN_RATIO * floor:
         return None  # the photo cannot tell a marker from the plain face
+    if v >= MARKED_RATIO * reference and v >= MARKED_PLAIN_RATIO * floor:
+        return True  # as busy as a read marker itself: a tag lies there, however busy the face's print
+    if reference < plain_ratio * floor:
+        return None
     if v >= MARKER_RATIO * reference and v >= plain_ratio * floor:
         return True
     if v < MARKER_RATIO * reference and v < plain_ratio * floor:
@@ -297,7 +307,8 @@ def busy_spots(view: TableView, spots: Sequence[Spot], reference: Reference, pla
     how many times busier than the plain face, for places whose empty print is plainer than most)."""
     if view.texture is None or not spots:
         return []
-    busier = [(s, look) for s, look in zip(spots, _looks(view, spots, (), False)) if look and look[0] >= plain_ratio * look[1]]
+    low = min(plain_ratio, MARKED_PLAIN_RATIO)
+    busier = [(s, look) for s, look in zip(spots, _looks(view, spots, (), False)) if look and look[0] >= low * look[1]]
     if not busier:
         return []
     ref = reference() if callable(reference) else reference
