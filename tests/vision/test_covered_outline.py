@@ -148,6 +148,27 @@ def test_typical_scenes_with_clutter_beside_the_grid_report_no_unknown_cell(game
     assert rec.state.unknown == ()
 
 
+def _blurred_band(photo: np.ndarray, cells: tuple[tuple[int, int], ...]) -> None:
+    """Unread faces in a straight run of cells, blurred into one band (no table between
+    them), each face's print blurred clear of its edges."""
+    (x0, y0) = _px(*(np.array(_centre(cells[0])) - 25))
+    (x1, y1) = _px(*(np.array(_centre(cells[-1])) + 25))
+    cv2.rectangle(photo, (int(x0), int(y0)), (int(x1), int(y1)), (60, 150, 70), -1)
+    for cell in cells:
+        cx, cy = _px(*_centre(cell))
+        cv2.rectangle(photo, (int(cx) - 26, int(cy) - 26), (int(cx) + 26, int(cy) + 26), (0, 0, 0), -1)
+        cv2.rectangle(photo, (int(cx) - 10, int(cy) - 10), (int(cx) + 10, int(cy) + 10), (255, 255, 255), -1)
+
+
+def _grid_view(photo: np.ndarray, read: tuple[tuple[int, int], ...]) -> tuple[TableView, dict[tuple[int, int], Located]]:
+    """The view of a photo whose faces in ``read`` were read, with its texture and outline probes."""
+    located = tuple(_tile(c) for c in read)
+    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
+    view = TableView("habitats", located, texture=_texture_probe(gray, PLANE, located=located),
+                     outline=outline_probe(photo, PLANE.homography))
+    return view, dict(zip(read, located))
+
+
 def _column_view(sheet: bool) -> tuple[TableView, dict[tuple[int, int], Located]]:
     """Read tiles in column 0; column 1 holds three faces blurred into one band (no table
     between them), or a turned sheet of notes across two of its cells."""
@@ -159,18 +180,8 @@ def _column_view(sheet: bool) -> tuple[TableView, dict[tuple[int, int], Located]
     if sheet:
         _sheet(photo, (_centre((1, 1))[0] + 15, _centre((1, 1))[1] - 30), 30.0)
     else:
-        x, y = _centre((1, 1))
-        (x0, y0), (x1, y1) = _px(x - 25, y - 25 - PITCH), _px(x + 25, y + 25 + PITCH)
-        cv2.rectangle(photo, (int(x0), int(y0)), (int(x1), int(y1)), (60, 150, 70), -1)
-        for cell in ((1, 0), (1, 1), (1, 2)):  # each face's print, blurred clear of its edges
-            cx, cy = _px(*_centre(cell))
-            cv2.rectangle(photo, (int(cx) - 26, int(cy) - 26), (int(cx) + 26, int(cy) + 26), (0, 0, 0), -1)
-            cv2.rectangle(photo, (int(cx) - 10, int(cy) - 10), (int(cx) + 10, int(cy) + 10), (255, 255, 255), -1)
-    located = tuple(_tile(c) for c in read)
-    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
-    view = TableView("habitats", located, texture=_texture_probe(gray, PLANE, located=located),
-                     outline=outline_probe(photo, PLANE.homography))
-    return view, dict(zip(read, located))
+        _blurred_band(photo, ((1, 0), (1, 1), (1, 2)))
+    return _grid_view(photo, read)
 
 
 def test_a_run_of_faces_blurred_together_beside_read_ones_is_reported() -> None:
@@ -218,20 +229,10 @@ def _row_view(unread: str) -> tuple[TableView, dict[tuple[int, int], Located]]:
     if unread == "one":
         _face(photo, (1, 0))
     elif unread == "two":
-        x, y = _centre((1, 0))
-        (x0, y0), (x1, y1) = _px(x - 25, y - 25), _px(x + 25 + PITCH, y + 25)
-        cv2.rectangle(photo, (int(x0), int(y0)), (int(x1), int(y1)), (60, 150, 70), -1)
-        for cell in ((1, 0), (2, 0)):
-            cx, cy = _px(*_centre(cell))
-            cv2.rectangle(photo, (int(cx) - 26, int(cy) - 26), (int(cx) + 26, int(cy) + 26), (0, 0, 0), -1)
-            cv2.rectangle(photo, (int(cx) - 10, int(cy) - 10), (int(cx) + 10, int(cy) + 10), (255, 255, 255), -1)
+        _blurred_band(photo, ((1, 0), (2, 0)))
     else:
         _sheet(photo, (_centre((1, 0))[0] + 10, _centre((1, 0))[1] + 5), 28.0)
-    located = tuple(_tile(c) for c in read)
-    gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
-    view = TableView("habitats", located, texture=_texture_probe(gray, PLANE, located=located),
-                     outline=outline_probe(photo, PLANE.homography))
-    return view, dict(zip(read, located))
+    return _grid_view(photo, read)
 
 
 def test_a_lone_unread_face_beside_one_read_face_is_reported_by_its_outline() -> None:

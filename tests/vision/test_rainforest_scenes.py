@@ -137,14 +137,19 @@ def test_sample_photo_reads_its_truth_and_score() -> None:
     assert totals == {"frog": 37}
 
 
+def _hard_sample_scene(seed: int):  # noqa: ANN202
+    """The sample photo's position in a hard 1080p view (one of the benchmark's), and its reading."""
+    path = sample_photo("rainforest").with_suffix(".json")
+    state = GAME.load_state(json.loads(path.read_text("utf-8")))
+    scene = render_scene("rainforest", state, condition="hard", resolution=(1920, 1080), seed=seed)
+    return state, recognise(scene.jpeg, "rainforest", players=state.players)
+
+
 def test_a_bonus_token_over_a_tiles_qr_code_is_read_in_a_blurred_view() -> None:
     # 76 cm, blurred: the diversity token lies over the QR code of its tile, so the tile is read
     # by its tag alone. The token's undecoded tag is no print of the tile: it is read whole
     # and the token placed on its tile (it scores 2 per tile laid after it).
-    path = sample_photo("rainforest").with_suffix(".json")
-    state = GAME.load_state(json.loads(path.read_text("utf-8")))
-    scene = render_scene("rainforest", state, condition="hard", resolution=(1920, 1080), seed=1006)
-    rec = recognise(scene.jpeg, "rainforest", players=state.players)
+    state, rec = _hard_sample_scene(1006)
     want = state.placement_of("DIV-1")
     assert want is not None and want.on == "TILE-P06"
     assert rec.state.placement_of("DIV-1") == want
@@ -159,10 +164,7 @@ def test_a_red_token_on_a_red_tile_is_reported_in_a_blurred_view() -> None:
     # own red rim and does not decode; its slot is under three times as busy as the tile's plain
     # parts, but clearly busier than an empty slot (at most 1.6 times in these views), so it is
     # reported as an unknown place.
-    path = sample_photo("rainforest").with_suffix(".json")
-    state = GAME.load_state(json.loads(path.read_text("utf-8")))
-    scene = render_scene("rainforest", state, condition="hard", resolution=(1920, 1080), seed=1008)
-    rec = recognise(scene.jpeg, "rainforest", players=state.players)
+    state, rec = _hard_sample_scene(1008)
     want = state.placement_of("MONKEY-R2")
     assert want is not None and (want.on, want.slot) == ("TILE-R01", 1)
     if rec.state.placement_of("MONKEY-R2") != want:
