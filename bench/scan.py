@@ -52,7 +52,7 @@ from vision.detect import DetectConfig, detect_all  # noqa: E402
 from vision.layouts import habitats as habitats_layout  # noqa: E402
 from vision.layouts import phylo as phylo_layout  # noqa: E402
 from vision.load import load_image  # noqa: E402
-from vision.render import render_scene  # noqa: E402
+from vision.render import _pose_matrix, render_scene  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from make_samples import AREAS, POSITIONS  # noqa: E402
@@ -104,12 +104,10 @@ def _decoders_ms(frame: np.ndarray) -> float:
 def _image_outline(scene, size_mm: tuple[float, float], cid: str, resolution: tuple[int, int]) -> np.ndarray:  # noqa: ANN001
     """A component's face in the photo, grown by a fifth about its centre: an unreadable
     marker reported there is that component's (or lies on it)."""
-    pose = scene.poses[cid]
     w, h = size_mm
-    a = np.radians(pose.angle_deg)
-    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    face = 1.2 * np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2 @ rot.T + (pose.x_mm, pose.y_mm)
-    ideal = cv2.perspectiveTransform(face.reshape(1, -1, 2), scene.camera.table_to_image()).reshape(-1, 2)
+    grown = np.array([[-0.1 * w, -0.1 * h], [1.1 * w, -0.1 * h], [1.1 * w, 1.1 * h], [-0.1 * w, 1.1 * h]])
+    to_image = scene.camera.table_to_image() @ _pose_matrix(scene.poses[cid], size_mm)
+    ideal = cv2.perspectiveTransform(grown.reshape(1, -1, 2), to_image).reshape(-1, 2)
     return np.array([_distorted(tuple(q), scene.camera, resolution) for q in ideal], np.float32)
 
 
