@@ -1084,8 +1084,9 @@ def recognise(
             outlines[key] = outline_probe(frame.image, plane.homography)
         return outlines[key]
 
-    def read_layout() -> tuple[tuple[Unreadable, ...], LayoutResult, list[Problem]]:
-        """Unreadable markers, the layout's reading and every problem, on the current plane."""
+    def read_layout(final: bool = True) -> tuple[tuple[Unreadable, ...], LayoutResult, list[Problem]]:
+        """Unreadable markers, the layout's reading and every problem, on the current plane
+        (``final``: with the outline probe, for the reading reported)."""
         found = tuple(_unreadable(
             candidates, plane, located, markers, catalog.tag_sizes_mm, cfg.unreadable_size_tolerance, catalog,
             cfg.unreadable_face_tolerance,
@@ -1098,7 +1099,7 @@ def recognise(
             dict(options or {}),
             None if plane is None else _texture_probe(frame.gray, plane, _explained(ident), located, textures),
             face_down=on_table(ident.face_down, plane),
-            outline=outline(),
+            outline=outline() if final else None,
         )
         issues = list(problems)
         try:
@@ -1112,7 +1113,10 @@ def recognise(
         return found, result, issues
 
     t = lap("plane", t)
-    unreadable, result, problems = read_layout()
+    # Outlines only sort the places looked at again into reported and not: measured on the
+    # last reading, they are not measured for the places a later look reads.
+    deferred = layout.outlines and cfg.soft is not None and plane is not None
+    unreadable, result, problems = read_layout(final=not deferred)
     # Third look: places where the layout saw something it could not read (busy board
     # spaces, unknown cells it asks about) and the places beside components it could not
     # place, read whole in one go (the most tag-like sites first).
@@ -1140,8 +1144,11 @@ def recognise(
             candidates = _uncovered(candidates, more)
             ident = identify(markers, catalog)
             plane, located, problems = _on_plane(ident, cfg, plane, refit=False)
-            unreadable, result, problems = read_layout()
+            unreadable, result, problems = read_layout(final=not deferred)
         timings["third_look"] = (time.perf_counter() - t3) * 1000.0
+    if deferred and (result.unknown or result.look_again):
+        # Without an unknown place or one to look at again, outlines would change nothing.
+        unreadable, result, problems = read_layout()
     state, placed = _validated(result.state(game.id), list(result.placed), problems)
     t = lap("layout", t)
 

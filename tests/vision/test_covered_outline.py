@@ -3,9 +3,11 @@ edges lie elsewhere and at another angle."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -18,6 +20,9 @@ from vision.layouts import Located, TableView, covered_cells, face_outlined, out
 from vision.plane import Plane
 from vision.recognise import _texture_probe
 from vision.render import render_scene
+
+#: The recogniser's module (``vision.recognise`` names the function).
+recognise_module = importlib.import_module("vision.recognise")
 
 #: Image pixels -> table mm: 2 px per mm, the table's origin at pixel (100, 100).
 PLANE = Plane(np.array([[0.5, 0.0, -50.0], [0.0, 0.5, -50.0], [0.0, 0.0, 1.0]]), 0.0, (), ())
@@ -255,3 +260,34 @@ def test_the_far_end_of_a_run_of_unread_faces_is_reported_with_the_run() -> None
     view, occupied = _row_view("two")
     cells = covered_cells(view, FRAME, occupied, (50.0, 50.0))
     assert set(cells.busy) == {(1, 0), (2, 0)}
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _column_view(sheet=False), lambda: _column_view(sheet=True),
+    lambda: _row_view("one"), lambda: _row_view("two"), lambda: _row_view("sheet"),
+])
+def test_the_outline_decides_only_how_a_looked_at_cell_is_reported(make) -> None:  # noqa: ANN001
+    # The scanner measures outlines only on its last reading (GameLayout.outlines): without
+    # the probe, the same cells must be looked at again, busy or faint.
+    view, occupied = make()
+    with_outline = covered_cells(view, FRAME, occupied, (50.0, 50.0))
+    without = covered_cells(replace(view, outline=None), FRAME, occupied, (50.0, 50.0))
+    assert set(with_outline.busy) | set(with_outline.faint) == set(without.busy) | set(without.faint)
+
+
+@pytest.mark.parametrize(("game", "seed"), [("habitats", 1005), ("habitats", 1009), ("phylo", 1007), ("phylo", 1003)])
+def test_measuring_outlines_only_on_the_last_reading_reads_the_same(game: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Hard scenes with unread tiles or cards, several later looks and places looked at in
+    # vain: the recognition equals the one that measures outlines on every reading.
+    path = sample_photo(game).with_suffix(".json")
+    state = find_game(game).load_state(json.loads(path.read_text("utf-8")))
+    scene = render_scene(game, state, condition="hard", resolution=(1920, 1080), seed=seed)
+    deferred = recognise(scene.jpeg, game, players=state.players)
+    layout = recognise_module.find_layout(game)
+    assert layout.outlines
+    monkeypatch.setattr(recognise_module, "find_layout", lambda game_id: replace(layout, outlines=False))
+    every = recognise(scene.jpeg, game, players=state.players)
+    assert deferred.state == every.state
+    assert deferred.state.unknown == every.state.unknown
+    assert [u.centre_mm for u in deferred.unreadable] == [u.centre_mm for u in every.unreadable]
+    assert [p.code for p in deferred.problems] == [p.code for p in every.problems]

@@ -238,6 +238,11 @@ class GameLayout:
     edge_to_edge: bool = False
     """Whether faces lie edge to edge in a grid (a park, a card grid): a face beside another
     lies square to it, so an unread neighbour is searched in that turn only."""
+    outlines: bool = False
+    """Whether the layout checks a face's outline (``face_outlined``) before it reports an
+    unread one. The outline decides only how a place is reported (unknown, or only looked at
+    again), never whether it is looked at again: the scanner measures outlines once, on its
+    last reading, and not for the places its later looks read."""
 
 
 @cache
