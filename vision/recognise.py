@@ -1113,9 +1113,11 @@ def recognise(
         return found, result, issues
 
     t = lap("plane", t)
-    # Outlines only sort the places looked at again into reported and not: measured on the
-    # last reading, they are not measured for the places a later look reads.
-    deferred = layout.outlines and cfg.soft is not None and plane is not None
+    # Outlines only sort the places looked at again into reported and not: in a frame whose
+    # second looks read blurred tags (more are likely to be read beside them), they are
+    # measured on the last reading only, not for the places a later look reads. (Elsewhere
+    # the first reading is nearly always the last: measuring them again would cost more.)
+    deferred = layout.outlines and cfg.soft is not None and plane is not None and bool(extra)
     unreadable, result, problems = read_layout(final=not deferred)
     # Third look: places where the layout saw something it could not read (busy board
     # spaces, unknown cells it asks about) and the places beside components it could not

@@ -241,8 +241,8 @@ class GameLayout:
     outlines: bool = False
     """Whether the layout checks a face's outline (``face_outlined``) before it reports an
     unread one. The outline decides only how a place is reported (unknown, or only looked at
-    again), never whether it is looked at again: the scanner measures outlines once, on its
-    last reading, and not for the places its later looks read."""
+    again), never whether it is looked at again: the scanner may measure outlines on its last
+    reading only, and not for the places its later looks read."""
 
 
 @cache
