@@ -321,47 +321,50 @@ def _fit_many(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, give_up
     correlation judged on every ring sample, as the code is."""
     first = np.array(poses, float).reshape(-1, 4)
     current = first.copy()
-    n = len(current)
-    unit = np.zeros((8, 4))
-    for i in range(4):
-        unit[2 * i, i], unit[2 * i + 1, i] = -1.0, 1.0
-    scale = np.array([1.0, 1.0, 4.0, 0.0])
-    kernel, best = _kernel_scores(_ring_values(gray, to_image, current, _FIT_POINTS), _FIT_BORDERS)
-    level = np.zeros(n, int)
-    moves = np.zeros(n, int)
-    refresh = np.zeros(n, bool)  # the blur is chosen again at the new level's start
-    active = np.ones(n, bool)
-    steps = np.array(_FIT_STEPS)
-    while active.any():
+    alive = np.ones(len(current), bool)
+    for level, step in enumerate(_FIT_STEPS):
+        idx = np.flatnonzero(alive)
+        if not len(idx):
+            break
+        current[idx], best = _ascend(gray, to_image, current[idx], first[idx, 3], step, _FIT_POINTS, _FIT_BORDERS)
+        if level == 0:  # the coarse level hands on to the fine one unless it found no tag
+            alive[idx[best < give_up]] = False
+    kernel, best = _kernel_scores(_ring_values(gray, to_image, current))
+    return current, kernel, best
+
+
+#: The eight one-parameter moves, and how far each parameter moves per millimetre of step.
+_MOVES = np.repeat(np.eye(4), 2, axis=0) * np.tile([-1.0, 1.0], 4)[:, None]
+_MOVE_SCALE = np.array([1.0, 1.0, 4.0, 0.0])
+
+
+def _ascend(
+    gray: np.ndarray, to_image: np.ndarray, start: np.ndarray, sides: np.ndarray, step: float,
+    points: np.ndarray, borders: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Steepest ascent at one step size: each square takes the best of its eight moves while it
+    improves (at most ``_FIT_MOVES``), its blur chosen at its start; the poses and their
+    correlations."""
+    current = start.copy()
+    kernel, best = _kernel_scores(_ring_values(gray, to_image, current, points), borders)
+    size = np.tile(_MOVE_SCALE * step, (len(current), 1))
+    size[:, 3] = 0.03 * sides * step
+    active = np.ones(len(current), bool)
+    for _move in range(_FIT_MOVES):
         idx = np.flatnonzero(active)
-        again = idx[refresh[idx]]
-        step = steps[level[idx]]
-        size = scale[None, :] * step[:, None]
-        size[:, 3] = 0.03 * first[idx, 3] * step
-        trial = current[idx, None, :] + unit[None] * size[:, None, :]  # (a, 8, 4)
-        # One remap for the round: every move, and the pose of each square starting a level
-        # (its blur is chosen again there, before its moves are scored).
-        sampled = _ring_values(gray, to_image, np.concatenate([trial.reshape(-1, 4), current[again]]), _FIT_POINTS)
-        if len(again):
-            kernel[again], best[again] = _kernel_scores(sampled[8 * len(idx):], _FIT_BORDERS)
-            refresh[again] = False
-        values = sampled[: 8 * len(idx)].reshape(len(idx), 8, -1)
+        if not len(idx):
+            break
+        trial = current[idx, None, :] + _MOVES[None] * size[idx, None, :]  # (a, 8, 4)
+        values = _ring_values(gray, to_image, trial.reshape(-1, 4), points).reshape(len(idx), 8, -1)
         v = values - values.mean(axis=2, keepdims=True)
-        scores = np.matmul(v, _FIT_BORDERS[kernel[idx]][:, :, None])[..., 0] / np.maximum(np.linalg.norm(v, axis=2), 1e-6)
+        scores = np.matmul(v, borders[kernel[idx]][:, :, None])[..., 0] / np.maximum(np.linalg.norm(v, axis=2), 1e-6)
         k = np.argmax(scores, axis=1)
         top = scores[np.arange(len(idx)), k]
         better = top > best[idx] + 1e-4
         up = idx[better]
         current[up], best[up] = trial[better, k[better]], top[better]
-        moves[idx] += 1
-        done = idx[~better | (moves[idx] >= _FIT_MOVES)]
-        # A level ends: the coarse one hands on to the fine one unless it found no tag.
-        ending = (level[done] == 1) | (best[done] < give_up)
-        active[done[ending]] = False
-        on = done[~ending]
-        level[on], moves[on], refresh[on] = 1, 0, True
-    kernel, best = _kernel_scores(_ring_values(gray, to_image, current))
-    return current, kernel, best
+        active[idx[~better]] = False
+    return current, best
 
 
 def read_site(
