@@ -326,7 +326,7 @@ def _fit_many(gray: np.ndarray, to_image: np.ndarray, poses: np.ndarray, give_up
         idx = np.flatnonzero(alive)
         if not len(idx):
             break
-        current[idx], best = _ascend(gray, to_image, current[idx], first[idx, 3], step, _FIT_POINTS, _FIT_BORDERS)
+        current[idx], best = _ascend(gray, to_image, current[idx], first[idx, 3], step)
         if level == 0:  # the coarse level hands on to the fine one unless it found no tag
             alive[idx[best < give_up]] = False
     kernel, best = _kernel_scores(_ring_values(gray, to_image, current))
@@ -338,15 +338,12 @@ _MOVES = np.repeat(np.eye(4), 2, axis=0) * np.tile([-1.0, 1.0], 4)[:, None]
 _MOVE_SCALE = np.array([1.0, 1.0, 4.0, 0.0])
 
 
-def _ascend(
-    gray: np.ndarray, to_image: np.ndarray, start: np.ndarray, sides: np.ndarray, step: float,
-    points: np.ndarray, borders: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+def _ascend(gray: np.ndarray, to_image: np.ndarray, start: np.ndarray, sides: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
     """Steepest ascent at one step size: each square takes the best of its eight moves while it
     improves (at most ``_FIT_MOVES``), its blur chosen at its start; the poses and their
     correlations."""
     current = start.copy()
-    kernel, best = _kernel_scores(_ring_values(gray, to_image, current, points), borders)
+    kernel, best = _kernel_scores(_ring_values(gray, to_image, current, _FIT_POINTS), _FIT_BORDERS)
     size = np.tile(_MOVE_SCALE * step, (len(current), 1))
     size[:, 3] = 0.03 * sides * step
     active = np.ones(len(current), bool)
@@ -355,9 +352,9 @@ def _ascend(
         if not len(idx):
             break
         trial = current[idx, None, :] + _MOVES[None] * size[idx, None, :]  # (a, 8, 4)
-        values = _ring_values(gray, to_image, trial.reshape(-1, 4), points).reshape(len(idx), 8, -1)
+        values = _ring_values(gray, to_image, trial.reshape(-1, 4), _FIT_POINTS).reshape(len(idx), 8, -1)
         v = values - values.mean(axis=2, keepdims=True)
-        scores = np.matmul(v, borders[kernel[idx]][:, :, None])[..., 0] / np.maximum(np.linalg.norm(v, axis=2), 1e-6)
+        scores = np.matmul(v, _FIT_BORDERS[kernel[idx]][:, :, None])[..., 0] / np.maximum(np.linalg.norm(v, axis=2), 1e-6)
         k = np.argmax(scores, axis=1)
         top = scores[np.arange(len(idx)), k]
         better = top > best[idx] + 1e-4
