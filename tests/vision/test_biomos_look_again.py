@@ -78,6 +78,27 @@ def test_an_unread_token_on_an_established_card_is_looked_at_again() -> None:
     assert result.unknown == (Placement("?", "blackhole"),)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("on_card", "reported"), [(True, True), (False, False)])
+def test_a_faint_token_counts_on_a_plain_biome_card_not_on_the_busier_black_hole(on_card: bool, reported: bool) -> None:
+    # A token blurred to a quarter of the read markers' texture: on an established card (whose
+    # face is plain) it stands out; on the Black Hole (whose art is busier) it is not told
+    # from the art.
+    board, hole, read_token, card = _solo()
+    faint = on_face(card, 46.0, 17.0) if on_card else on_face(hole, 102.0, 17.0)
+    marks = _tags(board, hole, read_token, card)
+
+    def texture(polygon: np.ndarray) -> float:
+        cx, cy = np.asarray(polygon, float)[:4].mean(axis=0)
+        if any(math.hypot(cx - x, cy - y) < 9.0 for x, y in marks):
+            return 100.0
+        return 25.0 if math.hypot(cx - faint[0], cy - faint[1]) < 9.0 else 5.0
+
+    view = TableView("biomos", (board, hole, read_token, card), players=None, texture=texture)
+    result = find_layout("biomos").read(view)
+    assert (result.unknown == (Placement("?", "blackhole"),)) is reported  # type: ignore[arg-type]
+    assert any(a.face_mm == TOKEN and math.dist(a.centre_mm, faint) < 10.0 for a in result.look_again) is reported
+
+
 def test_plain_cards_ask_for_nothing_and_report_nothing() -> None:
     board, hole, read_token, card = _solo()
     result = find_layout("biomos").read(_view((board, hole, read_token, card), []))

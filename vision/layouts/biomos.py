@@ -25,8 +25,9 @@ Rulings of this layout:
 - Solo: the Black Hole card is area ``blackhole``; tokens on it lie ``on`` it; cards near it
   are the biomes it established, and tokens on such a card lie ``on`` that card.
 - Seen but not read (looked at again, read whole, by the scanner): a place on the Black Hole or
-  a card it established that looks as busy as a printed tag, off every read token, holds an
-  unread token: an unknown place of the Black Hole, reported ``layout/unread_token``. A busy
+  a card it established that looks as busy as a printed tag (on a card, whose face is plainer,
+  a fifth as busy as the read markers), off every read token, holds an unread token: an
+  unknown place of the Black Hole, reported ``layout/unread_token``. A busy
   place in front of a planet, off every read face, may be an unread biome card or a sheet of
   notes: reported ``layout/unread_card``, never counted as an unknown biome.
 - Without a player list the player at board ``n`` is ``planet<n>``, seats in board order;
@@ -87,6 +88,9 @@ TOKEN_PITCH_MM = 12.0
 TOKEN_CLEAR_MM = 8.0
 #: ...and at least this many times busier than most of the card's free face (its print).
 PRINT_RATIO = 2.0
+#: A place on a biome card (one the Black Hole established) holds a token at this fraction of
+#: the markers' texture (and twice the cards' print).
+CARD_MARKER_RATIO = 0.2
 #: Reading: in front of a planet, places where an unread biome card may lie are probed this far
 #: apart (table mm) with squares of this half side: inside a card's tag or QR code wherever it lies.
 CARD_PITCH_MM = 26.0
@@ -440,7 +444,12 @@ def _unread_tokens(view: TableView, holders: list[Located], reference: float) ->
     if floor <= 0:
         return []
     bar = max(MARKER_RATIO * reference, PRINT_RATIO * floor)
-    found = [(v, s) for spots in levels.values() for s, v in spots if v >= bar]
+    # A biome card's own face is plainer than the Black Hole's art (its free places measured at
+    # most 0.13 of the markers in the hard scenes, 0.04 in typical ones, against up to 0.28 on
+    # the Black Hole): a blurred token on it stands out at a lower bar (one measured 0.25-0.31).
+    card_bar = max(CARD_MARKER_RATIO * reference, PRINT_RATIO * floor)
+    found = [(v, s) for spots in levels.values() for s, v in spots
+             if v >= (card_bar if s.holder.component.kind == "card" else bar)]
     found.sort(key=lambda f: -f[0])
     return _apart([(_spot_xy(s), s) for _, s in found], ONE_FACE * side)  # type: ignore[return-value]
 
