@@ -30,7 +30,7 @@ from vision.identify import catalog_for, identify  # noqa: E402
 from vision.load import load_image  # noqa: E402
 from vision.recognise import RecogniseConfig, _on_plane  # noqa: E402
 from vision.render import render_scene  # noqa: E402
-from vision.soft import _KERNELS, Site, _templates, read_site, tag_pools  # noqa: E402
+from vision.soft import _KERNELS, Site, _scorer, read_site, tag_pools  # noqa: E402
 
 
 def _distorted(point: tuple[float, float], camera, size: tuple[int, int]) -> np.ndarray:
@@ -63,7 +63,7 @@ def run(game_id: str, seeds: int, condition: str) -> Counter:
     tally: Counter = Counter()
     for pool in pools.values():  # templates are built once per game and blur: not part of a read
         for kernel in _KERNELS:
-            _templates(pool, kernel)
+            _scorer(pool, kernel)
     for seed in range(1000, 1000 + seeds):
         scene = render_scene(game_id, state, condition=condition, seed=seed)
         frame = load_image(scene.jpeg)

@@ -273,3 +273,24 @@ def test_a_tag_read_elsewhere_is_no_rival_for_the_best_match() -> None:
     det = read(set(pool) - {101})
     assert det is not None and det.tag_id == 123
     assert read(set(pool) - {123}) is None
+
+
+@pytest.mark.parametrize("kernel_index", [0, 3, 4, 11])
+def test_scores_through_the_module_basis_equal_the_whole_templates(kernel_index: int) -> None:
+    # Blurring is linear, so correlating a patch with each tag through the blurred pictures
+    # of its 36 bit modules must give what correlating with every whole blurred template gives,
+    # for a patch like a tag and for one like nothing at all.
+    from vision.soft import _KERNEL_NAMES, _scores, _templates
+
+    pool = tuple(range(40, 90))
+    kernel = _KERNEL_NAMES[kernel_index]
+    rows, owners = _templates(pool, kernel)
+    rng = np.random.default_rng(kernel_index)
+    for v in (rows[4 * 7 + 2] + 0.3 * rng.standard_normal(rows.shape[1]).astype(np.float32) / 40,
+              rng.standard_normal(rows.shape[1]).astype(np.float32)):
+        v = v - v.mean()
+        v /= np.linalg.norm(v)
+        scores, got_owners = _scores(v, pool, kernel)
+        assert np.array_equal(got_owners, owners)
+        assert np.abs(scores - rows @ v).max() < 1e-5
+    assert int(np.argmax(_scores(rows[4 * 7 + 2], pool, kernel)[0])) == 4 * 7 + 2
