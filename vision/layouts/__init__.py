@@ -625,7 +625,13 @@ def covered_cells(
     half = (face_mm[0] * 0.3, face_mm[1] * 0.3)
     probe = view.texture
     sample = list(occupied)[:8]
-    faces = probe_all(probe, cell_polygons(frame, sample, half))
+    # The ring takes in the cells ``skip`` leaves out too: they only measure the bare table
+    # (around a full market every other cell is skipped, and its one unread cell needs a bar).
+    ring = sorted({n for x, y in occupied for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+                   if n not in occupied})
+    # The read faces and the ring around them, probed in one go.
+    values = probe_all(probe, cell_polygons(frame, sample + ring, half))
+    faces = values[: len(sample)]
     reference = float(np.median(faces)) if faces else 0.0
     if reference <= 0:
         return CoveredCells()
@@ -635,11 +641,7 @@ def covered_cells(
     # while still standing well clear of the table (three times its texture). A faint cell
     # stands only clearly clear of it (twice).
     busy_bar = faint_bar = 0.6 * reference
-    # The ring takes in the cells ``skip`` leaves out too: they only measure the bare table
-    # (around a full market every other cell is skipped, and its one unread cell needs a bar).
-    ring = sorted({n for x, y in occupied for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
-                   if n not in occupied})
-    seen = dict(zip(ring, probe_all(probe, cell_polygons(frame, ring, half))))
+    seen = dict(zip(ring, values[len(sample):]))
 
     def texture(cell: tuple[int, int]) -> float:
         if cell not in seen:

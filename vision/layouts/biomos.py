@@ -427,20 +427,20 @@ def _unread_tokens(view: TableView, holders: list[Located], reference: float) ->
         return []
     side = min(_face_size("token"))
     tokens = view.of_kind("token")
-    levels: dict[int, list[tuple[Spot, float]]] = {}
+    spots: list[Spot] = []
     for h in holders:
         points = free_points(view.game, h.component, TOKEN_PITCH_MM)
         clear = ~_on_faces(tokens, table_points(h, points), TOKEN_CLEAR_MM)
-        spots = [Spot(h, x, y, h.component.id) for (x, y), ok in zip(points, clear) if ok]
-        values = probe_all(texture, [square(h, s.x_mm, s.y_mm, PROBE_HALF_MM) for s in spots])
-        levels[id(h)] = list(zip(spots, values))
+        spots += [Spot(h, x, y, h.component.id) for (x, y), ok in zip(points, clear) if ok]
+    # Every card's places probed in one go.
+    levels = list(zip(spots, probe_all(texture, [square(s.holder, s.x_mm, s.y_mm, PROBE_HALF_MM) for s in spots])))
 
     def low(values: list[float]) -> float:
         ordered = sorted(v for v in values if v > 0)
         return ordered[len(ordered) // 4] if len(ordered) >= 4 else 0.0
 
     # The print of all the cards together: one card may be crowded with tokens (read or not).
-    floor = low([v for spots in levels.values() for _, v in spots])
+    floor = low([v for _, v in levels])
     if floor <= 0:
         return []
     bar = max(MARKER_RATIO * reference, PRINT_RATIO * floor)
@@ -448,8 +448,7 @@ def _unread_tokens(view: TableView, holders: list[Located], reference: float) ->
     # most 0.13 of the markers in the hard scenes, 0.04 in typical ones, against up to 0.28 on
     # the Black Hole): a blurred token on it stands out at a lower bar (one measured 0.25-0.31).
     card_bar = max(CARD_MARKER_RATIO * reference, PRINT_RATIO * floor)
-    found = [(v, s) for spots in levels.values() for s, v in spots
-             if v >= (card_bar if s.holder.component.kind == "card" else bar)]
+    found = [(v, s) for s, v in levels if v >= (card_bar if s.holder.component.kind == "card" else bar)]
     found.sort(key=lambda f: -f[0])
     return _apart([(_spot_xy(s), s) for _, s in found], ONE_FACE * side)  # type: ignore[return-value]
 
@@ -464,15 +463,19 @@ def _unread_cards(view: TableView, owned: list[Located], reference: float) -> li
     w_card, h_card = _face_size("card")
     half = CARD_PROBE_MM
     found: list[tuple[float, Spot]] = []
+    spots: list[Spot] = []
     for board in owned:
         w, h = board.component.size_mm
         points = [(float(x), float(y)) for y in np.arange(h + half + 2, h + CLAIM_MM + h_card / 2, CARD_PITCH_MM)
                   for x in np.arange(half + 2, w - half - 2 + 1e-6, CARD_PITCH_MM)]
         xys = table_points(board, points)
         free = ~_on_faces(view.located, xys, half)
-        spots = [Spot(board, x, y, None, half) for (x, y), xy, ok in zip(points, xys, free)
-                 if ok and not _near_face_down(view, xy, w_card / 2)]
-        levels = list(zip(spots, probe_all(texture, [square(board, s.x_mm, s.y_mm, half) for s in spots])))
+        spots += [Spot(board, x, y, None, half) for (x, y), xy, ok in zip(points, xys, free)
+                  if ok and not _near_face_down(view, xy, w_card / 2)]
+    # Every planet's places probed in one go, each planet's then judged against its own table.
+    values_of = probe_all(texture, [square(s.holder, s.x_mm, s.y_mm, half) for s in spots])
+    for board in owned:
+        levels = [(s, v) for s, v in zip(spots, values_of) if s.holder is board]
         values = sorted(v for _, v in levels if v > 0)
         if len(values) < 8:
             continue

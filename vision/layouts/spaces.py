@@ -206,17 +206,18 @@ def _floors(
     samples: dict[int, list[float]] = {}
     levels: dict[int, float] = {}
 
-    def fetch(faces: Iterable[Located]) -> None:
+    def fetch(faces: Iterable[Located], also: Sequence[np.ndarray] = ()) -> list[float]:
+        """Probe these faces' plain samples, and the polygons ``also`` in the same go (their
+        textures are returned)."""
         todo = [f for f in _unique(faces) if id(f) not in samples]
-        if not todo:
-            return
         squares = [[square(f, x, y, half_mm) for x, y in plain_points(view.game, f.component, half_mm)] for f in todo]
-        flat = [sq for face_squares in squares for sq in face_squares]
-        values = probe_all(view.texture, flat) if flat and view.texture is not None else []
+        flat = [sq for face_squares in squares for sq in face_squares] + list(also)
+        values = probe_all(view.texture, flat) if flat and view.texture is not None else [0.0] * len(flat)
         at = 0
         for f, face_squares in zip(todo, squares):
             samples[id(f)] = [v for v in values[at : at + len(face_squares)] if v > 0]
             at += len(face_squares)
+        return values[at:]
 
     def own(face: Located) -> list[float]:
         fetch([face])
@@ -257,7 +258,11 @@ def _looks(view: TableView, spots: Sequence[Spot], others: Sequence[Located], pl
     floor_of, fetch = _floors(view, [s.holder for s in spots] + list(others), spots[0].half_mm)
     faces = _faces(view)
     open_spots = [i for i, spot in enumerate(spots) if not covered(faces, spot)]  # else hidden under a read component
-    fetch(spots[i].holder for i in open_spots)  # every holder's plain face in one go
+    # Every holder's plain face in one go; without ``plain_only``, every probe square of every
+    # open place in the same go.
+    pairs = [] if plain_only else [(i, dx, dy) for i in open_spots for dx, dy in spots[i].probes]
+    looked = fetch((spots[i].holder for i in open_spots),
+                   [square(spots[i].holder, spots[i].x_mm + dx, spots[i].y_mm + dy, spots[i].half_mm) for i, dx, dy in pairs])
     floors: dict[int, float] = {}
     for i in open_spots:
         floor = floor_of(spots[i].holder)
@@ -265,7 +270,10 @@ def _looks(view: TableView, spots: Sequence[Spot], others: Sequence[Located], pl
             floors[i] = floor
     # Every place's k-th probe square in one go (a place done once clearly busy, with ``plain_only``).
     busiest = dict.fromkeys(floors, 0.0)
-    pending = list(floors)
+    pending = list(floors) if plain_only else []
+    for (i, _, _), v in zip(pairs, looked):
+        if i in busiest:
+            busiest[i] = max(busiest[i], v)
     for k in range(max((len(spots[i].probes) for i in pending), default=0)):
         now = [i for i in pending if k < len(spots[i].probes)]
         squares = [square(spots[i].holder, spots[i].x_mm + spots[i].probes[k][0], spots[i].y_mm + spots[i].probes[k][1],
