@@ -596,10 +596,13 @@ def _texture_probe(
         values = [0.0] * len(polygons_mm)
         if not len(polygons_mm):
             return values
-        if isinstance(polygons_mm, np.ndarray) and polygons_mm.ndim == 3:  # a grid's cells, stacked already
-            polys = np.ascontiguousarray(polygons_mm[:, :4], dtype=float)
-        else:
-            polys = np.ascontiguousarray(np.stack([np.asarray(p, float)[:4] for p in polygons_mm]))
+        try:  # most often quads alike: one conversion for all
+            polys = np.array(polygons_mm, float)
+        except ValueError:  # polygons of different lengths
+            polys = None
+        if polys is None or polys.ndim != 3 or polys.shape[2] != 2:
+            polys = np.stack([np.asarray(p, float)[:4] for p in polygons_mm])
+        polys = np.ascontiguousarray(polys[:, :4])
         quads = cv2.perspectiveTransform(polys.reshape(1, -1, 2), to_image).reshape(-1, 4, 2).astype(np.float32)
         lo, hi = quads.min(axis=1), quads.max(axis=1)
         inside = (lo >= 0).all(axis=1) & (hi[:, 0] < width) & (hi[:, 1] < height)
