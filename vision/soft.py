@@ -491,8 +491,14 @@ def _read_many(
     inside = _ring_values(gray, to_image, poses[good], _UNIT)
     inside = inside - inside.mean(axis=1, keepdims=True)
     inside /= np.maximum(np.linalg.norm(inside, axis=1, keepdims=True), 1e-6)
+    rows: dict[tuple[int, ...], np.ndarray] = {}  # each pool's allowed rows, worked out once
     for j, (i, pose, kernel, border) in enumerate(zip(np.array(todo)[good], poses[good], kernels[good], borders[good])):
-        out[int(i)] = _compare(to_image, pose, inside[j], hits[int(i)].pool, _KERNEL_NAMES[int(kernel)], float(border), allowed, config)
+        pool = hits[int(i)].pool
+        ids = tuple(sorted(pool))
+        if allowed is not None and ids not in rows:
+            rows[ids] = _allowed_rows(ids, allowed)
+        out[int(i)] = _compare(to_image, pose, inside[j], pool, _KERNEL_NAMES[int(kernel)], float(border), allowed, config,
+                               rows.get(ids))
     return out
 
 
@@ -505,8 +511,10 @@ def _compare(
     border: float,
     allowed: Collection[int] | None,
     config: SoftConfig,
+    allowed_rows: np.ndarray | None = None,
 ) -> Detection | None:
-    """The tag whose blurred code explains a fitted square's unit samples ``v`` clearly best, if any."""
+    """The tag whose blurred code explains a fitted square's unit samples ``v`` clearly best, if
+    any (``allowed_rows``: which rows' tags are ``allowed``, when known already)."""
     ids = tuple(sorted(pool))
     scores, owners = _scores(v, ids, kernel)
     best = int(np.argmax(scores))
@@ -517,7 +525,7 @@ def _compare(
     # (each printed once) is not this one, however alike its code.
     rivals = owners != owners[best]
     if allowed is not None:
-        rivals &= np.repeat(np.array([t in allowed for t in ids]), 4)
+        rivals &= _allowed_rows(ids, allowed) if allowed_rows is None else allowed_rows
     others = scores[rivals]
     if top < config.min_score or border - top > config.max_deficit or not len(others):
         return None
@@ -526,10 +534,19 @@ def _compare(
         return None
     # Row ``best`` is the code turned k quarter turns counter-clockwise: the tag's own
     # top-left corner is k corners back round the square (clockwise order).
-    corners = np.roll(apply_homography(to_image, _square_mm(*pose)), best % 4, axis=0)
-    d = corners - np.roll(corners, -1, axis=0)
+    corners = apply_homography(to_image, _square_mm(*pose))[_BACK[best % 4]]
+    d = corners - corners[_BACK[3]]
     quality = float(np.sqrt((d * d).sum(axis=1)).mean()) / 8
     return Detection(MarkerKind.TAG, corners, tag_id=int(owners[best]), quality=quality)
+
+
+#: Corner order k corners back round a square (``np.roll`` by k): row k indexes it.
+_BACK = np.array([[(i - k) % 4 for i in range(4)] for k in range(4)])
+
+
+def _allowed_rows(ids: tuple[int, ...], allowed: Collection[int]) -> np.ndarray:
+    """Which template rows (four turns per tag, in ``ids`` order) belong to an allowed tag."""
+    return np.repeat(np.fromiter((t in allowed for t in ids), bool, len(ids)), 4)
 
 
 @dataclass(frozen=True, slots=True)
