@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.layouts import Located, TableView
-from vision.layouts.anchored import face_xy, holder, is_on, quick_face_xy, table_points
+from vision.layouts.anchored import face_xy, holder, is_on, quick_face_xy, table_points, table_squares
 from vision.layouts.spaces import Spot, busy_spots, plain_spots, remembering, square, verdicts
 
 from .boards import located
@@ -19,6 +19,15 @@ def _exactly_on(loc: Located, xy: tuple[float, float], margin: float = 0.0) -> b
     f = loc.to_face(np.array([xy]))[0]
     w, h = loc.component.size_mm
     return bool(margin <= f[0] <= w - margin and margin <= f[1] <= h - margin)
+
+
+def test_squares_on_many_faces_at_once_are_each_face_s_own_squares_to_the_bit() -> None:
+    faces = [located("rainforest", "BOARD-MONKEY", 412.0, -37.5, 7.5), located("rainforest", "BOARD-MONKEY", -80.0, 220.0, -133.0)]
+    rng = np.random.default_rng(3)
+    places = [(faces[i % 2], float(x), float(y), float(h))
+              for i, (x, y, h) in enumerate(zip(rng.uniform(0, 200, 40), rng.uniform(0, 150, 40), rng.choice([5.0, 7.5, 11.0], 40)))]
+    assert np.array_equal(table_squares(places), np.stack([square(loc, x, y, h) for loc, x, y, h in places]))
+    assert table_squares([]).shape == (0, 4, 2)
 
 
 @pytest.mark.parametrize("angle", [0.0, 7.5, 90.0, -133.0, 180.0])

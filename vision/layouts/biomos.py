@@ -61,9 +61,10 @@ from .anchored import (
     space_centre,
     space_hit,
     table_points,
+    table_squares,
     table_to_face,
 )
-from .spaces import MARKER_RATIO, PLAIN_RATIO, PROBE_HALF_MM, Spot, busy_spots, free_points, image_point, marker_texture, plain_spot, square
+from .spaces import MARKER_RATIO, PLAIN_RATIO, PROBE_HALF_MM, Spot, busy_spots, free_points, image_point, marker_texture, plain_spot
 
 GAME_ID = "biomos"
 PLANET = "planet:"
@@ -433,7 +434,7 @@ def _unread_tokens(view: TableView, holders: list[Located], reference: float) ->
         clear = ~_on_faces(tokens, table_points(h, points), TOKEN_CLEAR_MM)
         spots += [Spot(h, x, y, h.component.id) for (x, y), ok in zip(points, clear) if ok]
     # Every card's places probed in one go.
-    levels = list(zip(spots, probe_all(texture, [square(s.holder, s.x_mm, s.y_mm, PROBE_HALF_MM) for s in spots])))
+    levels = list(zip(spots, probe_all(texture, table_squares([(s.holder, s.x_mm, s.y_mm, PROBE_HALF_MM) for s in spots]))))
 
     def low(values: list[float]) -> float:
         ordered = sorted(v for v in values if v > 0)
@@ -473,7 +474,7 @@ def _unread_cards(view: TableView, owned: list[Located], reference: float) -> li
         spots += [Spot(board, x, y, None, half) for (x, y), xy, ok in zip(points, xys, free)
                   if ok and not _near_face_down(view, xy, w_card / 2)]
     # Every planet's places probed in one go, each planet's then judged against its own table.
-    values_of = probe_all(texture, [square(s.holder, s.x_mm, s.y_mm, half) for s in spots])
+    values_of = probe_all(texture, table_squares([(s.holder, s.x_mm, s.y_mm, half) for s in spots]))
     for board in owned:
         levels = [(s, v) for s, v in zip(spots, values_of) if s.holder is board]
         values = sorted(v for _, v in levels if v > 0)

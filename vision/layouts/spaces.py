@@ -27,7 +27,7 @@ from scoring.markers import marker_layout
 from scoring.model import Component
 
 from . import Located, TableView, probe_all
-from .anchored import table_points, table_to_face
+from .anchored import table_points, table_squares, table_to_face
 
 #: A place counts as occupied when it is at least this busy relative to a read marker...
 MARKER_RATIO = 0.35
@@ -141,7 +141,7 @@ def marker_texture(view: TableView, items: Iterable[Located], half_mm: float = P
     # The first MARKER_SAMPLES markers in view, probed a batch at a time (as many as still needed).
     while places and len(values) < MARKER_SAMPLES:
         batch, places = places[: MARKER_SAMPLES - len(values)], places[MARKER_SAMPLES - len(values):]
-        values += [v for v in probe_all(view.texture, [square(loc, x, y, half_mm) for loc, x, y in batch]) if v > 0]
+        values += [v for v in probe_all(view.texture, table_squares([(loc, x, y, half_mm) for loc, x, y in batch])) if v > 0]
     return float(np.median(values)) if values else 0.0
 
 
@@ -206,17 +206,17 @@ def _floors(
     samples: dict[int, list[float]] = {}
     levels: dict[int, float] = {}
 
-    def fetch(faces: Iterable[Located], also: Sequence[np.ndarray] = ()) -> list[float]:
-        """Probe these faces' plain samples, and the polygons ``also`` in the same go (their
-        textures are returned)."""
+    def fetch(faces: Iterable[Located], also: Sequence[tuple[Located, float, float, float]] = ()) -> list[float]:
+        """Probe these faces' plain samples, and the squares ``also`` (face, x, y, half side) in
+        the same go (their textures are returned)."""
         todo = [f for f in _unique(faces) if id(f) not in samples]
-        squares = [[square(f, x, y, half_mm) for x, y in plain_points(view.game, f.component, half_mm)] for f in todo]
-        flat = [sq for face_squares in squares for sq in face_squares] + list(also)
-        values = probe_all(view.texture, flat) if flat and view.texture is not None else [0.0] * len(flat)
+        points = [plain_points(view.game, f.component, half_mm) for f in todo]
+        places = [(f, x, y, half_mm) for f, face_points in zip(todo, points) for x, y in face_points] + list(also)
+        values = probe_all(view.texture, table_squares(places)) if places and view.texture is not None else [0.0] * len(places)
         at = 0
-        for f, face_squares in zip(todo, squares):
-            samples[id(f)] = [v for v in values[at : at + len(face_squares)] if v > 0]
-            at += len(face_squares)
+        for f, face_points in zip(todo, points):
+            samples[id(f)] = [v for v in values[at : at + len(face_points)] if v > 0]
+            at += len(face_points)
         return values[at:]
 
     def own(face: Located) -> list[float]:
@@ -262,7 +262,7 @@ def _looks(view: TableView, spots: Sequence[Spot], others: Sequence[Located], pl
     # open place in the same go.
     pairs = [] if plain_only else [(i, dx, dy) for i in open_spots for dx, dy in spots[i].probes]
     looked = fetch((spots[i].holder for i in open_spots),
-                   [square(spots[i].holder, spots[i].x_mm + dx, spots[i].y_mm + dy, spots[i].half_mm) for i, dx, dy in pairs])
+                   [(spots[i].holder, spots[i].x_mm + dx, spots[i].y_mm + dy, spots[i].half_mm) for i, dx, dy in pairs])
     floors: dict[int, float] = {}
     for i in open_spots:
         floor = floor_of(spots[i].holder)
@@ -276,8 +276,8 @@ def _looks(view: TableView, spots: Sequence[Spot], others: Sequence[Located], pl
             busiest[i] = max(busiest[i], v)
     for k in range(max((len(spots[i].probes) for i in pending), default=0)):
         now = [i for i in pending if k < len(spots[i].probes)]
-        squares = [square(spots[i].holder, spots[i].x_mm + spots[i].probes[k][0], spots[i].y_mm + spots[i].probes[k][1],
-                          spots[i].half_mm) for i in now]
+        squares = table_squares([(spots[i].holder, spots[i].x_mm + spots[i].probes[k][0], spots[i].y_mm + spots[i].probes[k][1],
+                                  spots[i].half_mm) for i in now])
         for i, v in zip(now, probe_all(texture, squares)):
             busiest[i] = max(busiest[i], v)
         if plain_only:
