@@ -7,6 +7,7 @@ Only input that is not an image (ImageError) or an unknown game is refused.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -315,21 +316,22 @@ def _unreadable(
         # A face with printed spaces (a board, a tile with slots) holds other components: a quad
         # on one of its spaces (and not on the face's own markers) lies on top and is reported.
         explained = np.zeros(len(candidates), bool)
-        for j, loc in enumerate(located):
+        for j in np.flatnonzero(inside.any(axis=0)).tolist():  # the faces with quads on them (most have none)
+            loc, rows = located[j], np.flatnonzero(inside[:, j])
             if not loc.component.spaces or catalog is None:
-                explained |= inside[:, j]
+                explained[rows] = True
                 continue
-            fx, fy = face[:, j, 0:1], face[:, j, 1:2]  # (n, 1) against every space at once
+            fx, fy = face[rows, j, 0:1], face[rows, j, 1:2]  # (r, 1) against every space at once
             xy, half, span = _space_table(loc.component)
             here = (np.abs(fx - xy[:, 0]) <= half[:, 0] + 3) & (np.abs(fy - xy[:, 1]) <= half[:, 1] + 3)
             # The space's own printed outline, seen as a quad: the board, not a marker on it.
-            outline = (np.abs(side_mean[:, None] - span) <= 0.15 * span) & (np.hypot(fx - xy[:, 0], fy - xy[:, 1]) <= 0.15 * span)
+            outline = (np.abs(side_mean[rows, None] - span) <= 0.15 * span) & (np.hypot(fx - xy[:, 0], fy - xy[:, 1]) <= 0.15 * span)
             on_space = (here & ~outline).any(axis=1)
             for mark in _own_marks(catalog, loc.component):
                 on_mark = (fx[:, 0] >= mark.x_mm - 3) & (fx[:, 0] <= mark.x_mm + mark.size_mm + 3)
                 on_mark &= (fy[:, 0] >= mark.y_mm - 3) & (fy[:, 0] <= mark.y_mm + mark.size_mm + 3)
                 on_space &= ~on_mark
-            explained |= inside[:, j] & ~on_space
+            explained[rows] |= ~on_space
         # A face-sized quad on a located face is a printed space or panel of it: the layouts
         # look at spaces themselves (a face on one shows as busy, not as an outline).
         keep &= ~explained & ~(face_ok & inside.any(axis=1))
@@ -768,9 +770,10 @@ def _sizes_for_span(game_id: str, span: float, ratio: float) -> tuple[float, ...
     return tuple(sorted(sizes))
 
 
-def _covered_points(points: np.ndarray, located: Sequence[Located], holder: Located) -> np.ndarray:
-    """Which table points lie on a located face other than ``holder`` and other boards."""
-    others = [loc for loc in located if loc is not holder and not loc.component.spaces]
+def _covered_points(points: np.ndarray, located: Sequence[Located]) -> np.ndarray:
+    """Which table points lie on a located face that holds no spaces (not a board or a tile
+    with slots: those are where the points lie)."""
+    others = [loc for loc in located if not loc.component.spaces]
     if not others or not len(points):
         return np.zeros(len(points), bool)
     face = _on_faces(others, points)  # (m, n, 2)
@@ -854,12 +857,28 @@ def _space_sites(
     """Free spaces of located boards and tiles near where the layout saw something unread (a
     blurred token often leaves no quad at all), for the components made for each space."""
     sites: list[Site] = []
+    chosen: list[tuple[list[Space], np.ndarray]] = []
     for holder in located:
+        if not holder.component.spaces:
+            continue
+        # A face wholly farther from every busy place than its spaces look holds no site: its
+        # spaces lie within half its diagonal of its centre, and each looks within its own size.
+        w, h = holder.component.size_mm
+        reach = 0.5 * math.hypot(w, h) + max(max(sp.w_mm, sp.h_mm) for sp in holder.component.spaces) + 1.0
+        cx, cy = holder.centre_mm
+        if float((((busy_mm - (cx, cy)) ** 2).sum(axis=1)).min()) > reach * reach:
+            continue
         spaces = [sp for sp in holder.component.spaces if _space_sizes(catalog, sp, cfg.soft_space_ratio)]
         if not spaces:
             continue
-        centres = apply_homography(holder.face_to_table, np.array([[sp.x_mm, sp.y_mm] for sp in spaces]))
-        taken = _covered_points(centres, located, holder)  # a component read already lies there
+        chosen.append((spaces, apply_homography(holder.face_to_table, np.array([[sp.x_mm, sp.y_mm] for sp in spaces]))))
+    if not chosen:
+        return sites
+    # Where a component read already lies, for every chosen face's spaces at once.
+    covered = _covered_points(np.vstack([centres for _, centres in chosen]), located)
+    at = 0
+    for spaces, centres in chosen:
+        taken, at = covered[at : at + len(spaces)], at + len(spaces)
         gap = np.sqrt(((centres[:, None] - busy_mm[None]) ** 2).sum(axis=2)).min(axis=1)
         for space, c, busy, far in zip(spaces, centres, taken, gap):
             half = 0.5 * max(space.w_mm, space.h_mm)
