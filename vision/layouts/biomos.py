@@ -49,6 +49,7 @@ from scoring.model import BoardState, Component, Placement, Player
 from ..identify import FaceDown
 from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView, probe_all
 from .anchored import (
+    EDGE_MM,
     SPACE_TRUST,
     along,
     face_xy,
@@ -56,6 +57,7 @@ from .anchored import (
     is_on,
     nearest,
     pose_at,
+    quick_face_xy,
     seat_players,
     seen_players,
     space_centre,
@@ -203,15 +205,23 @@ def _in_the_middle(boards: list[Located], xy: tuple[float, float]) -> bool:
     player); with no planet in view nothing tells where the middle is. Beside a planet's far
     half is not the middle: the solo Black Hole lies there, and a token on an unread Black
     Hole must not be read as a centre-row token."""
-    return bool(boards) and all(float(face_xy(b, xy)[1]) < 0.0 for b in boards)
+    return bool(boards) and all(_face_y(b, xy) < 0.0 for b in boards)
+
+
+def _face_y(loc: Located, xy: tuple[float, float]) -> float:
+    """``face_xy``'s y in plain floats (exact where it is within rounding of 0)."""
+    fy = quick_face_xy(loc, xy)[1]
+    return float(face_xy(loc, xy)[1]) if abs(fy) < EDGE_MM else fy
 
 
 def _in_front(keeper: Located, xy: tuple[float, float]) -> bool:
     """A card lies on the player's side of a board (or below the Black Hole), not across the table,
     and (for a board) in front of its width: a card beside the board may be one the Black Hole
     established, whose card was not read."""
-    fx, fy = (float(v) for v in face_xy(keeper, xy))
+    fx, fy = quick_face_xy(keeper, xy)
     w, h = keeper.component.size_mm
+    if min(abs(fy - h / 2), abs(fx), abs(fx - w)) < EDGE_MM:  # within rounding of an edge: the exact value decides
+        fx, fy = (float(v) for v in face_xy(keeper, xy))
     if fy <= h / 2:
         return False
     return keeper.component.kind == "blackhole" or 0.0 <= fx <= w
@@ -428,11 +438,11 @@ def _unread_tokens(view: TableView, holders: list[Located], reference: float) ->
         return []
     side = min(_face_size("token"))
     tokens = view.of_kind("token")
-    spots: list[Spot] = []
-    for h in holders:
-        points = free_points(view.game, h.component, TOKEN_PITCH_MM)
-        clear = ~_on_faces(tokens, table_points(h, points), TOKEN_CLEAR_MM)
-        spots += [Spot(h, x, y, h.component.id) for (x, y), ok in zip(points, clear) if ok]
+    places = [(h, x, y) for h in holders for x, y in free_points(view.game, h.component, TOKEN_PITCH_MM)]
+    # Which places lie off every read token, all the cards' places at once.
+    clear = ~_on_faces(tokens, [xy for h in holders for xy in table_points(h, free_points(view.game, h.component, TOKEN_PITCH_MM))],
+                       TOKEN_CLEAR_MM)
+    spots = [Spot(h, x, y, h.component.id) for (h, x, y), ok in zip(places, clear) if ok]
     # Every card's places probed in one go.
     levels = list(zip(spots, probe_all(texture, table_squares([(s.holder, s.x_mm, s.y_mm, PROBE_HALF_MM) for s in spots]))))
 
