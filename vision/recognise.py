@@ -915,8 +915,16 @@ def _look_again_sites(places: Sequence[LookAgain], catalog: Catalog) -> list[Sit
     return sites
 
 
+#: A place beside an unplaced face is searched only when its photo is at least this busy
+#: relative to that face's own (both a central square of 0.6 of the face's short side). In
+#: the hard scenes, places where a neighbour was read measured 0.24 or more (most 0.5-1.2);
+#: bare table 0.06-0.2, where nothing was ever read.
+NEIGHBOUR_BARE_RATIO = 0.15
+
+
 def _neighbour_sites(
-    loose: Sequence[Located], located: Sequence[Located], catalog: Catalog, limit: int = 48, *, square: bool = False
+    loose: Sequence[Located], located: Sequence[Located], catalog: Catalog, limit: int = 48, *, square: bool = False,
+    texture: TextureProbe | None = None,
 ) -> list[Site]:
     """Where the unread neighbour of a component the layout could not place may lie: the four
     places of a face of its size sharing an edge with it (a Habitats park whose entrance was not read, a
@@ -924,9 +932,12 @@ def _neighbour_sites(
     searched as far from the place's centre as such a tag lies, in any turn (``square``: in
     the component's own turn, give or take, as faces laid edge to edge lie). The components
     take turns (each one's first free place, then each one's second...): a whole unplaced
-    market must not use up the limit before a lone tile of an unread park gets a look."""
+    market must not use up the limit before a lone tile of an unread park gets a look. With
+    ``texture``, a place that looks like bare table next to the face (``NEIGHBOUR_BARE_RATIO``)
+    is not searched: a face lying there, blurred or not, prints far more than the table."""
     centres = np.array([loc.centre_mm for loc in located])
     places: list[list[tuple[np.ndarray, tuple[tuple[float, float], ...], float, float | None]]] = []
+    squares: list[np.ndarray] = []  # per face with free places: its own square, then each free place's
     for loc in loose:
         w, h = loc.component.size_mm
         tags = _tags_for_face(catalog.game, round(min(w, h)), round(max(w, h)))
@@ -937,6 +948,18 @@ def _neighbour_sites(
         free = np.linalg.norm(spots[:, None] - centres[None], axis=2).min(axis=1) >= 0.4 * min(w, h)
         hint = loc.angle_deg % 90.0 if square else None
         places.append([(c, tags, 0.4 * min(w, h), hint) for c in spots[free]])  # no face read there yet
+        if texture is not None:
+            half = 0.3 * min(w, h)
+            box = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+            at = np.vstack([[(0.0, 0.0)], offsets[free]]) + (w / 2, h / 2)
+            squares.append(apply_homography(loc.face_to_table, (at[:, None] + box[None]).reshape(-1, 2)).reshape(-1, 4, 2))
+    if texture is not None and squares:
+        values = texture.many(np.concatenate(squares))
+        at = 0
+        for k, own in enumerate(places):
+            here, at = values[at : at + 1 + len(own)], at + 1 + len(own)
+            if here[0] > 0:  # the face's own print measured: bare table beside it is left out
+                places[k] = [p for p, v in zip(own, here[1:]) if v <= 0 or v >= NEIGHBOUR_BARE_RATIO * here[0]]
     sites: list[Site] = []
     taken: list[np.ndarray] = []
     for turn in range(4):
@@ -1170,7 +1193,8 @@ def recognise(
                 sites = _busy_space_sites(plane, located, catalog, problems, cfg)
                 sites += _look_again_sites(result.look_again, catalog)
             if loose:
-                sites += _neighbour_sites(loose, located, catalog, square=layout.edge_to_edge)
+                sites += _neighbour_sites(loose, located, catalog, square=layout.edge_to_edge, texture=_texture_probe(
+                    frame.gray, plane, _explained(ident), located, textures))
             more = _read_whole(frame, markers, plane, sites, catalog, cfg)
             if not more:
                 break

@@ -141,6 +141,28 @@ def test_neighbours_of_a_face_laid_edge_to_edge_are_searched_in_its_turn() -> No
     assert all(s.turn_hint_deg is None for s in anyhow)
 
 
+def test_a_place_beside_an_unplaced_face_that_looks_like_bare_table_is_not_searched() -> None:
+    # A tile at (300, 200), 0 degrees: its four neighbour places lie left, right, above and
+    # below. Its own print measures 100; beside it, bare table (5), a blurred face (40) and a
+    # place the photo cannot show (0, searched all the same).
+    from vision.recognise import TextureProbe
+
+    tile = located("habitats", "T001", 300, 200, 0)
+    w = tile.component.size_mm[0]
+
+    def level(polygons: np.ndarray) -> list[float]:
+        out = []
+        for poly in np.asarray(polygons):
+            x, y = poly.mean(axis=0)
+            out.append(100.0 if math.hypot(x - 300, y - 200) < 5 else 0.0 if y < 190 else 40.0 if x > 310 else 5.0)
+        return out
+
+    sites = _neighbour_sites((tile,), (tile,), catalog_for("habitats"), texture=TextureProbe(level))
+    places = {(round(s.centre_mm[0]), round(s.centre_mm[1])) for s in sites}
+    assert places == {(round(300 + w), 200), (300, round(200 - w))}
+    assert len({(round(s.centre_mm[0]), round(s.centre_mm[1])) for s in _neighbour_sites((tile,), (tile,), catalog_for("habitats"))}) == 4
+
+
 def test_only_the_grid_games_lay_their_faces_edge_to_edge() -> None:
     from vision.layouts import find_layout
 
