@@ -1069,11 +1069,60 @@ def _face_sites(
         edge = pts[i, 1] - pts[i, 0]
         turn = float(np.degrees(np.arctan2(edge[1], edge[0]))) % 90.0
         at = (float(centres[i, 0]), float(centres[i, 1]))
+        # The long side's direction: the face's own long axis lies along it, one way or the other.
+        other = pts[i, 2] - pts[i, 1]
+        along = edge if np.hypot(*edge) >= np.hypot(*other) else other
         for s, l in shapes:
             if abs(short[i] - s) <= tol * s and abs(long[i] - l) <= tol * l:
                 for size, reach in _tags_for_face(catalog.game, s, l):
-                    sites.append(Site(at, size, reach, turn_hint_deg=turn))
+                    sites += _tag_sites(at, along, size, reach, _tag_offsets(catalog.game, s, l, size), s == l, turn)
     return sites
+
+
+#: How far (mm) a face's tag may lie from where its blurred outline's rectangle puts it.
+FACE_TAG_SLACK_MM = 6.0
+
+
+def _tag_sites(
+    at: tuple[float, float], along: np.ndarray, size: float, reach: float, offsets: tuple[tuple[float, float], ...],
+    square: bool, turn: float,
+) -> list[Site]:
+    """Where the tag of a face whose outline lies at ``at`` (its long side along ``along``) may
+    lie: each printed place of such a tag, in each turn the outline allows (two for an oblong
+    face, four for a square one), searched ``FACE_TAG_SLACK_MM`` around; or, when that is more
+    photo to match than one search round the face's centre as far as any such tag lies
+    (``reach``), that one search."""
+    turns = 4 if square else 2
+    places = len(offsets) * turns
+    near = 0.75 * size + FACE_TAG_SLACK_MM
+    if places * near * near >= (0.75 * size + reach) ** 2:
+        return [Site(at, size, reach, turn_hint_deg=turn)]
+    phi = math.atan2(float(along[1]), float(along[0]))
+    sites = []
+    for k in range(turns):
+        a = phi + k * (2 * math.pi / turns)
+        c, s = math.cos(a), math.sin(a)
+        for dx, dy in offsets:
+            sites.append(Site((at[0] + c * dx - s * dy, at[1] + s * dx + c * dy), size, FACE_TAG_SLACK_MM, turn_hint_deg=turn))
+    return sites
+
+
+@cache
+def _tag_offsets(game_id: str, short: int, long: int, size: float) -> tuple[tuple[float, float], ...]:
+    """Where a tag of ``size`` lies on a game's faces of this size, from the face's centre,
+    in the face's own frame turned so that its long side runs along x (one of the two ways)."""
+    catalog = catalog_for(game_id)
+    out: set[tuple[float, float]] = set()
+    for c in catalog.components.values():
+        mark = catalog.by_tag.get(c.tag)
+        w, h = c.size_mm
+        if c.spaces or mark is None or round(min(w, h)) != short or round(max(w, h)) != long:
+            continue
+        if mark.size_mm != size:
+            continue
+        dx, dy = mark.x_mm + mark.size_mm / 2 - w / 2, mark.y_mm + mark.size_mm / 2 - h / 2
+        out.add((round(dx, 3), round(dy, 3)) if w >= h else (round(dy, 3), round(-dx, 3)))
+    return tuple(sorted(out))
 
 
 def recognise(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from scoring.model import Player
 from vision.detect import Candidate, MarkerKind
@@ -108,6 +109,22 @@ def test_a_lone_tile_sized_rectangle_is_searched_for_a_tiles_tag() -> None:
     assert sites and all(np.allclose(s.centre_mm, (300, 200), atol=0.5) for s in sites)
     assert tag_mm in {s.tag_mm for s in sites}
     assert all(0 < s.reach_mm < 50 and abs(s.turn_hint_deg - 7) < 1 for s in sites)
+
+
+@pytest.mark.parametrize("angle", [10.0, 100.0, 190.0, -80.0])
+def test_an_oblong_faces_tag_is_searched_only_where_its_outline_puts_it(angle: float) -> None:
+    # A Black Hole blurred into one quad: its tag lies near a corner, far from its centre. The
+    # two places its outline allows (one per way round) are searched, a few millimetres each,
+    # not a disc round the centre as wide as that offset; one of them is where the tag lies.
+    from vision.recognise import FACE_TAG_SLACK_MM
+
+    hole = located("biomos", "BLACKHOLE-20", 300, 200, angle)
+    mark = catalog_for("biomos").by_tag[hole.component.tag]
+    tag_at = hole.face_point(mark.x_mm + mark.size_mm / 2, mark.y_mm + mark.size_mm / 2)
+    sites = face_sites("biomos", [quad(300, 200, 127, 88, angle)], ())
+    assert len(sites) == 2 and all(s.tag_mm == mark.size_mm and s.reach_mm == FACE_TAG_SLACK_MM for s in sites)
+    assert np.allclose(sites[0].centre_mm, 2 * np.array([300.0, 200.0]) - sites[1].centre_mm)
+    assert min(math.dist(s.centre_mm, tag_at) for s in sites) < 0.5
 
 
 def test_only_face_sized_rectangles_off_read_faces_are_searched() -> None:
