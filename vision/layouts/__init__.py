@@ -433,21 +433,30 @@ class OutlineProbe:
     def steps(self, corners_mm: np.ndarray, sides: Iterable[int]) -> tuple[float, ...]:
         """Colour step across each side of a table rectangle among ``sides`` (NaN elsewhere, and
         where the photo does not show the side)."""
-        q = np.ascontiguousarray(np.asarray(corners_mm, float)[:4])
-        centre = q.mean(axis=0)
-        key = q.tobytes()
-        wanted = sorted(set(sides))
-        todo = [k for k in wanted if (key, k) not in self.memo]
-        bands: list[_Band] = []
-        for k in todo:
-            a, b = q[k], q[(k + 1) % 4]
-            mid = (a + b) / 2 - centre
-            normal = np.array([-(b - a)[1], (b - a)[0]])
-            normal /= np.hypot(*normal)
-            bands.append(self._band(a, b, normal if normal @ mid > 0 else -normal))
-        for k, v in zip(todo, _band_steps(bands)):
-            self.memo[(key, k)] = v
-        return tuple(self.memo[(key, k)] if k in wanted else math.nan for k in range(4))
+        return self.steps_many([(corners_mm, sides)])[0]
+
+    def steps_many(self, asked: Sequence[tuple[np.ndarray, Iterable[int]]]) -> list[tuple[float, ...]]:
+        """``steps`` of many rectangles, each with its sides: every side not measured yet in
+        one batch."""
+        keys, wanted, bands, todo = [], [], [], []
+        for corners_mm, sides in asked:
+            q = np.ascontiguousarray(np.asarray(corners_mm, float)[:4])
+            centre = q.mean(axis=0)
+            key = q.tobytes()
+            keys.append(key)
+            wanted.append(set(sides))
+            for k in sorted(wanted[-1]):
+                if (key, k) in self.memo or (key, k) in todo:
+                    continue
+                a, b = q[k], q[(k + 1) % 4]
+                mid = (a + b) / 2 - centre
+                normal = np.array([-(b - a)[1], (b - a)[0]])
+                normal /= np.hypot(*normal)
+                bands.append(self._band(a, b, normal if normal @ mid > 0 else -normal))
+                todo.append((key, k))
+        for side, v in zip(todo, _band_steps(bands)):
+            self.memo[side] = v
+        return [tuple(self.memo[(key, k)] if k in want else math.nan for k in range(4)) for key, want in zip(keys, wanted)]
 
     def _band(self, a: np.ndarray, b: np.ndarray, outward: np.ndarray) -> _Band:
         """The strip along side a -> b, ``outward`` pointing away from the rectangle."""
@@ -562,20 +571,45 @@ def face_outlined(
     nothing (its own edge is a few mm away). True without an outline probe, or for a cell
     enclosed by faces (on three sides when the photo does not show the fourth); false when
     the photo shows none of its free sides."""
+    return cell in outlined_cells(view, frame, occupied, [cell], face_mm)
+
+
+def outlined_cells(
+    view: TableView,
+    frame: tuple[np.ndarray, float, float],
+    occupied: Mapping[tuple[int, int], Located | None],
+    cells: Iterable[tuple[int, int]],
+    face_mm: tuple[float, float],
+) -> set[tuple[int, int]]:
+    """The cells among ``cells`` that ``face_outlined`` holds: each cell's expected faces are
+    tried in turn, the sides of every cell's next one measured in one batch."""
+    cells = list(cells)
     if view.outline is None:
-        return True
-    free = [k for k, n in enumerate(_sides(cell)) if n not in occupied]
-    if not free:
-        return True
+        return set(cells)
     probe = view.outline
-    for corners in _expected_faces(frame, cell, occupied, face_mm):
-        steps = probe.steps(corners, free) if isinstance(probe, OutlineProbe) else probe(corners)
-        seen = [steps[k] for k in free if not math.isnan(steps[k])]
-        if seen and min(seen) > OUTLINE_STEP:
-            return True
-        if not seen and len(free) == 1:
-            return True  # faces on three sides, the fourth out of the photo
-    return False
+    out: set[tuple[int, int]] = set()
+    pending: list[tuple[tuple[int, int], list[int], list[np.ndarray]]] = []
+    for cell in cells:
+        free = [k for k, n in enumerate(_sides(cell)) if n not in occupied]
+        if not free:
+            out.add(cell)
+        else:
+            pending.append((cell, free, _expected_faces(frame, cell, occupied, face_mm)))
+    turn = 0
+    while pending:
+        if isinstance(probe, OutlineProbe):
+            all_steps = probe.steps_many([(faces[turn], free) for _, free, faces in pending])
+        else:
+            all_steps = [probe(faces[turn]) for _, _, faces in pending]
+        still = []
+        for (cell, free, faces), steps in zip(pending, all_steps):
+            seen = [steps[k] for k in free if not math.isnan(steps[k])]
+            if (seen and min(seen) > OUTLINE_STEP) or (not seen and len(free) == 1):
+                out.add(cell)  # (no side seen but one: faces on three sides, the fourth out of the photo)
+            elif turn + 1 < len(faces):
+                still.append((cell, free, faces))
+        pending, turn = still, turn + 1
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -692,7 +726,7 @@ def covered_cells(
     # is still worth a look (only a look: such a patch is as often clutter).
     dim = [c for c in ring if c not in found and not skip(c) and seen[c] > faint_bar]
     strong = {c for c, b in found.items() if b}
-    busy = {c for c in strong if face_outlined(view, frame, occupied, c, face_mm)}
+    busy = outlined_cells(view, frame, occupied, sorted(strong), face_mm)
     # A run of faces blurred past reading out from a read one: blur hides the gap between two
     # of them, so their shared side shows no edge. Cells joined to a read face through such a
     # run may lean on each other there, as long as each shows a face's edge on every side
@@ -701,7 +735,7 @@ def covered_cells(
     run = _joined(strong - busy, anchors)
     while run:
         shield = dict.fromkeys(run | busy)
-        failed = {c for c in run if not face_outlined(view, frame, {**shield, **occupied}, c, face_mm)}
+        failed = run - outlined_cells(view, frame, {**shield, **occupied}, sorted(run), face_mm)
         if not failed:
             break
         run = _joined(run - failed, anchors)
