@@ -570,7 +570,6 @@ def _texture_probe(
             cv2.fillConvexPoly(mask, f, 1)
         grad[mask > 0] = 0.0
 
-
     def sampled(quads: np.ndarray) -> np.ndarray:
         """The (k, size, size) gradient magnitudes of k image quads, each warped to the patch
         square as warpPerspective would (bilinear): one remap and one Sobel pass for all."""
@@ -951,8 +950,8 @@ def _neighbour_sites(
         if texture is not None:
             half = 0.3 * min(w, h)
             box = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-            at = np.vstack([[(0.0, 0.0)], offsets[free]]) + (w / 2, h / 2)
-            squares.append(apply_homography(loc.face_to_table, (at[:, None] + box[None]).reshape(-1, 2)).reshape(-1, 4, 2))
+            middles = np.vstack([[(0.0, 0.0)], offsets[free]]) + (w / 2, h / 2)  # face mm: its own, then each place's
+            squares.append(apply_homography(loc.face_to_table, (middles[:, None] + box[None]).reshape(-1, 2)).reshape(-1, 4, 2))
     if texture is not None and squares:
         values = texture.many(np.concatenate(squares))
         at = 0
