@@ -172,7 +172,8 @@ def _bits(tag: int) -> np.ndarray:
 
 @lru_cache(maxsize=24)  # at most ~3 MB each (112 tags x 4 turns x 1600 samples): bounded memory
 def _templates(ids: tuple[int, ...], kernel: str) -> tuple[np.ndarray, np.ndarray]:
-    """Unit template rows of each id in its four quarter turns (row ``4 i + k``: turned k times)."""
+    """Unit template rows of each id in its four quarter turns (row ``4 i + k``: turned k times):
+    the plain definition of what ``_scores`` computes through the module basis."""
     rows = [_blur(_grid(np.rot90(_bits(i), k)), _KERNELS[kernel]) for i in ids for k in range(4)]
     return _unit(np.stack(rows)), np.repeat(np.array(ids), 4)
 
@@ -182,7 +183,7 @@ def _module_basis(kernel: str) -> np.ndarray:
     """(1600, 37) the blurred picture of each of a tag's 36 bit modules alone, then of its
     quiet zone: blurring is linear, so a tag's blurred picture is this times its bits (and 1).
     A patch's correlation with every tag then needs one product with these 37 columns and
-    one with the bits, not one with every whole template (a twelfth of the work)."""
+    one with the bits, not one with every whole template (an eighth of the work)."""
     cols = []
     for j in range(37):
         m = np.zeros((_N, _N), np.float32)
@@ -535,7 +536,7 @@ def _compare(
     # Row ``best`` is the code turned k quarter turns counter-clockwise: the tag's own
     # top-left corner is k corners back round the square (clockwise order).
     corners = apply_homography(to_image, _square_mm(*pose))[_BACK[best % 4]]
-    d = corners - corners[_BACK[3]]
+    d = corners - corners[_BACK[3]]  # each corner to the next
     quality = float(np.sqrt((d * d).sum(axis=1)).mean()) / 8
     return Detection(MarkerKind.TAG, corners, tag_id=int(owners[best]), quality=quality)
 
