@@ -16,7 +16,7 @@ import pytest
 from scoring import find_game
 from scoring.payload import encode
 from vision import recognise, sample_photo
-from vision.layouts import Located, TableView, covered_cells, face_outlined, outline_probe
+from vision.layouts import Located, TableView, covered_cells, face_outlined, outline_probe, outlined_cells
 from vision.plane import Plane
 from vision.recognise import _texture_probe
 from vision.render import render_scene
@@ -113,6 +113,18 @@ def test_a_turned_sheet_beside_the_grid_is_not_a_face() -> None:
     assert (1, 1) not in cells.busy
     assert (1, 1) in cells.faint
     assert not face_outlined(view, FRAME, _occupied(view), (1, 1), (50.0, 50.0))
+
+
+@pytest.mark.parametrize("unread_face, sheet", [(True, False), (False, True), (False, False), (True, True)])
+def test_cells_measured_together_get_each_cell_s_own_answer(unread_face: bool, sheet: bool) -> None:
+    # Every busy cell's outlines are measured in one batch: the answer for each cell is the one
+    # it gets alone, on a fresh probe (no side measured before).
+    cells = [(1, 1), (2, 0), (0, 2), (2, 1), (1, 2), (-1, 0)]
+    together = _view(unread_face=unread_face, sheet=sheet)
+    alone = {c for c in cells if face_outlined(_view(unread_face=unread_face, sheet=sheet), FRAME, _occupied(together), c, (50.0, 50.0))}
+    assert outlined_cells(together, FRAME, _occupied(together), cells, (50.0, 50.0)) == alone
+    if unread_face != sheet:  # a face alone shows its outline, a sheet alone does not
+        assert ((1, 1) in alone) == unread_face
 
 
 def test_bare_table_beside_the_grid_has_no_outline() -> None:
