@@ -1241,7 +1241,7 @@ def recognise(
                 sites = _busy_space_sites(plane, located, catalog, problems, cfg)
                 sites += _look_again_sites(result.look_again, catalog)
             if loose:
-                sites += _neighbour_sites(loose, located, catalog, square=layout.edge_to_edge, texture=_texture_probe(
+                sites += _neighbour_sites(loose, located, catalog, square=layout.square_neighbours, texture=_texture_probe(
                     frame.gray, plane, _explained(ident), located, textures))
             more = _read_whole(frame, markers, plane, sites, catalog, cfg)
             if not more:

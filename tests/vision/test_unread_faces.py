@@ -180,11 +180,13 @@ def test_a_place_beside_an_unplaced_face_that_looks_like_bare_table_is_not_searc
     assert len({(round(s.centre_mm[0]), round(s.centre_mm[1])) for s in _neighbour_sites((tile,), (tile,), catalog_for("habitats"))}) == 4
 
 
-def test_only_the_grid_games_lay_their_faces_edge_to_edge() -> None:
+def test_neighbours_lie_square_in_the_grid_games_and_the_food_chains_only() -> None:
+    # Parks and the card grid lie edge to edge, BIOME Borneo's earned cards fan parallel into
+    # chains; Biomos and Rainforest tokens lie at any turn beside one another.
     from vision.layouts import find_layout
 
-    assert find_layout("habitats").edge_to_edge and find_layout("phylo").edge_to_edge
-    assert not any(find_layout(g).edge_to_edge for g in ("biomos", "rainforest", "borneo"))
+    assert all(find_layout(g).square_neighbours for g in ("habitats", "phylo", "borneo"))
+    assert not any(find_layout(g).square_neighbours for g in ("biomos", "rainforest"))
 
 
 def test_a_quad_over_a_tiles_unread_qr_code_is_searched_for_a_token_tag() -> None:

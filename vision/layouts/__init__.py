@@ -235,9 +235,10 @@ class GameLayout:
     read: Callable[[TableView], LayoutResult]
     arrange: Callable[[BoardState], Mapping[str, TablePose]]
     """Table pose of every placed component of a state (a realistic arrangement)."""
-    edge_to_edge: bool = False
-    """Whether faces lie edge to edge in a grid (a park, a card grid): a face beside another
-    lies square to it, so an unread neighbour is searched in that turn only."""
+    square_neighbours: bool = False
+    """Whether a face beside another lies square to it: faces laid edge to edge in a grid (a
+    park, a card grid), or cards fanned into a food chain, parallel one under another. An
+    unread neighbour is then searched in that turn only (give or take 15 degrees)."""
     outlines: bool = False
     """Whether the layout checks a face's outline (``face_outlined``) before it reports an
     unread one. The outline decides only how a place is reported (unknown, or only looked at

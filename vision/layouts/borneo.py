@@ -433,4 +433,4 @@ def canonical(state: BoardState) -> BoardState:
     return replace(state, placements=tuple(p for p in state.placements if shown(p)))
 
 
-LAYOUT = GameLayout(GAME_ID, read, arrange)
+LAYOUT = GameLayout(GAME_ID, read, arrange, square_neighbours=True)

@@ -437,4 +437,4 @@ def canonical(state: BoardState) -> BoardState:
                       tuple(moved(u) for u in state.unknown))
 
 
-LAYOUT = GameLayout(GAME_ID, read, arrange, edge_to_edge=True, outlines=True)
+LAYOUT = GameLayout(GAME_ID, read, arrange, square_neighbours=True, outlines=True)

@@ -208,4 +208,4 @@ def canonical(state: BoardState) -> BoardState:
     return BoardState(state.game, state.players, tuple(moved(p) for p in table), state.options, {}, ())
 
 
-LAYOUT = GameLayout(GAME_ID, read, arrange, edge_to_edge=True, outlines=True)
+LAYOUT = GameLayout(GAME_ID, read, arrange, square_neighbours=True, outlines=True)
