@@ -1094,7 +1094,7 @@ def _tag_sites(
     turns = 4 if square else 2
     places = len(offsets) * turns
     near = 0.75 * size + FACE_TAG_SLACK_MM
-    if places * near * near >= (0.75 * size + reach) ** 2:
+    if not places or places * near * near >= (0.75 * size + reach) ** 2:
         return [Site(at, size, reach, turn_hint_deg=turn)]
     phi = math.atan2(float(along[1]), float(along[0]))
     sites = []
