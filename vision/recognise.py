@@ -50,6 +50,7 @@ from .layouts import (
     find_layout,
     outline_probe,
 )
+from .layouts.anchored import table_squares
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
 from .plane import Plane, RigidGroup, apply_homographies, apply_homography, extended, fit_plane, rigid_fits
 from .rescue import rescue_tags
@@ -947,11 +948,9 @@ def _neighbour_sites(
         free = np.linalg.norm(spots[:, None] - centres[None], axis=2).min(axis=1) >= 0.4 * min(w, h)
         hint = loc.angle_deg % 90.0 if square else None
         places.append([(c, tags, 0.4 * min(w, h), hint) for c in spots[free]])  # no face read there yet
-        if texture is not None:
-            half = 0.3 * min(w, h)
-            box = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-            middles = np.vstack([[(0.0, 0.0)], offsets[free]]) + (w / 2, h / 2)  # face mm: its own, then each place's
-            squares.append(apply_homography(loc.face_to_table, (middles[:, None] + box[None]).reshape(-1, 2)).reshape(-1, 4, 2))
+        if texture is not None:  # face mm: its own middle, then each free place's
+            middles = np.vstack([[(0.0, 0.0)], offsets[free]]) + (w / 2, h / 2)
+            squares.append(table_squares([(loc, float(x), float(y), 0.3 * min(w, h)) for x, y in middles]))
     if texture is not None and squares:
         values = texture.many(np.concatenate(squares))
         at = 0

@@ -438,11 +438,10 @@ def _unread_tokens(view: TableView, holders: list[Located], reference: float) ->
         return []
     side = min(_face_size("token"))
     tokens = view.of_kind("token")
-    places = [(h, x, y) for h in holders for x, y in free_points(view.game, h.component, TOKEN_PITCH_MM)]
+    points = [(h, free_points(view.game, h.component, TOKEN_PITCH_MM)) for h in holders]
     # Which places lie off every read token, all the cards' places at once.
-    clear = ~_on_faces(tokens, [xy for h in holders for xy in table_points(h, free_points(view.game, h.component, TOKEN_PITCH_MM))],
-                       TOKEN_CLEAR_MM)
-    spots = [Spot(h, x, y, h.component.id) for (h, x, y), ok in zip(places, clear) if ok]
+    clear = ~_on_faces(tokens, [xy for h, face in points for xy in table_points(h, face)], TOKEN_CLEAR_MM)
+    spots = [Spot(h, x, y, h.component.id) for (h, x, y), ok in zip(((h, x, y) for h, face in points for x, y in face), clear) if ok]
     # Every card's places probed in one go.
     levels = list(zip(spots, probe_all(texture, table_squares([(s.holder, s.x_mm, s.y_mm, PROBE_HALF_MM) for s in spots]))))
 
