@@ -604,8 +604,12 @@ def read_sites(
         return []
     if not np.all(np.isfinite(to_image)):
         return []
+    # A size whose every tag is read already has nothing left to find (a PHYLO grid cell's
+    # HOME-sized search once both HOME cards are read): its square would only crowd out the
+    # reading of a smaller tag found at the same place.
+    unread = set(allowed)
     kept = [site for site in unique_sites(sites)
-            if np.all(np.isfinite(site.centre_mm)) and pool_near(pools, site.tag_mm)]
+            if np.all(np.isfinite(site.centre_mm)) and not unread.isdisjoint(pool_near(pools, site.tag_mm))]
     quads = [site for site in kept if site.angle_deg is not None]
     try:
         checked = dict(zip(map(id, quads), _checked(quads, gray, to_image, config, known_mm)))

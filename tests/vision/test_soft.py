@@ -248,6 +248,22 @@ def test_duplicated_sites_cost_one_search_and_still_give_the_tag(monkeypatch) ->
     assert calls == [site]
 
 
+def test_a_size_whose_every_tag_is_read_is_not_searched_and_the_other_size_still_reads(monkeypatch) -> None:  # noqa: ANN001
+    import vision.soft as soft
+
+    frame, _ = _frame(123, 0, blur=6.5)
+    plane = Plane(np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]), 0.0, (), ())
+    calls = []
+    real = soft._found
+    monkeypatch.setattr(soft, "_found", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    small, large = Site((62.0, 47.0), TAG_MM, 8.0), Site((62.0, 47.0), 1.6 * TAG_MM, 8.0)
+    pools = {TAG_MM: POOL, 1.6 * TAG_MM: (7, 8)}
+    found = read_sites(frame, plane, [large, small], pools, set(POOL))  # tags 7 and 8 are read already
+    assert [d.tag_id for d in found] == [123]
+    assert calls == [small]
+    assert read_sites(frame, plane, [large], pools, set(POOL)) == []
+
+
 def test_a_tag_read_elsewhere_is_no_rival_for_the_best_match() -> None:
     # A blurred code about as like tag 101 as tag 123, and less like any other: unread while
     # both may lie here; read as 123 once 101 is read elsewhere in the photo (each tag is
