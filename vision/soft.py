@@ -73,12 +73,14 @@ class Site:
     angle_deg: float | None = None
     """The square's turn when an undecoded quad gave it: no search, only a quick check."""
     turn_hint_deg: float | None = None
-    """About how the square is turned (a face square to a known grid): the search tries only
-    ``HINT_TURNS`` about it, a third of the work."""
+    """About how the square is turned (a face square to a known grid): the search matches
+    only that turn across the whole place, then ``HINT_TURNS`` about it near the peak."""
 
 
 #: The turns (degrees off the hint) the finder tries for a face square to a known grid: players
-#: lay faces up to about 15 degrees off it, and each picture matches squares 5 degrees either side.
+#: lay faces up to about 15 degrees off it, and each picture matches squares 5 degrees either
+#: side. The hint's own picture finds the square (one 10 degrees off still peaks there); the
+#: others are matched only a few pixels about that peak.
 HINT_TURNS = (-_FIND_STEP, 0, _FIND_STEP)
 
 
@@ -263,16 +265,15 @@ def _find(
     if site.turn_hint_deg is None:  # every other angle; the peak's neighbours are tried after
         angles = list(_FIND_COARSE)
     else:
-        hint = int(round(site.turn_hint_deg))
-        angles = [(hint + d) % 90 for d in HINT_TURNS]
+        angles = [int(round(site.turn_hint_deg)) % 90]  # HINT_TURNS' middle one, the others after
     turns = [(deg, tpl) for deg in angles for tpl in (_finder_template(site.tag_mm, deg),) if tpl.shape[0] <= n]
     if not turns:
         return cx, cy, 0.0, -1.0
     # Every turn's response, then the best turn per position: the known markers are masked
     # and the peak found once. (OpenCV's normalised response is finite wherever the patch is:
     # a flat window gives 0, not a division by zero.)
-    stack = np.stack([cv2.matchTemplate(patch, tpl, cv2.TM_CCOEFF_NORMED) for _, tpl in turns])
-    r = stack.max(axis=0)
+    responses = [cv2.matchTemplate(patch, tpl, cv2.TM_CCOEFF_NORMED) for _, tpl in turns]
+    r = responses[0] if len(responses) == 1 else np.max(responses, axis=0)
     t = turns[0][1].shape[0] / 2
     for kx, ky in near:  # response pixel (i, j) is a square centred at (j + t, i + t) patch pixels
         col = (kx - (cx - half)) * _FIND_PPM - t
@@ -280,9 +281,9 @@ def _find(
         rad = 0.5 * site.tag_mm * _FIND_PPM
         cv2.circle(r, (int(round(col)), int(round(row))), int(round(rad)), -1.0, -1)
     _, v, _, loc = cv2.minMaxLoc(r)
-    deg = turns[int(np.argmax(stack[:, loc[1], loc[0]]))][0]
-    if site.turn_hint_deg is None and v > -1.0:
-        # The angles between: only near the peak, a few pixels either way.
+    deg = turns[int(np.argmax([resp[loc[1], loc[0]] for resp in responses]))][0] if len(turns) > 1 else turns[0][0]
+    if v > -1.0:
+        # The angles between (with a hint, either side of it): only near the peak, a few pixels either way.
         m, w = turns[0][1].shape[0], 2
         x0, y0 = max(loc[0] - w, 0), max(loc[1] - w, 0)
         window = patch[y0 : loc[1] + w + m, x0 : loc[0] + w + m]

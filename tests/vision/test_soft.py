@@ -310,3 +310,32 @@ def test_scores_through_the_module_basis_equal_the_whole_templates(kernel_index:
         assert np.array_equal(got_owners, owners)
         assert np.abs(scores - rows @ v).max() < 1e-5
     assert int(np.argmax(_scores(rows[4 * 7 + 2], pool, kernel)[0])) == 4 * 7 + 2
+
+
+def _turned_frame(tag: int, deg: float, blur: float, at_mm=(60.0, 50.0)) -> np.ndarray:
+    """A grey frame (table mm x 4 = pixels) with one tag turned ``deg`` clockwise about its centre."""
+    d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
+    side = int(TAG_MM * PX_PER_MM)
+    frame = np.full((400, 480), 150, np.uint8)
+    cx, cy = int(at_mm[0] * PX_PER_MM), int(at_mm[1] * PX_PER_MM)
+    cv2.circle(frame, (cx, cy), int(14 * PX_PER_MM), 235, -1)
+    frame[cy - side // 2 : cy - side // 2 + side, cx - side // 2 : cx - side // 2 + side] = cv2.aruco.generateImageMarker(d, tag, side)
+    turn = cv2.getRotationMatrix2D((cx - 0.5 + side % 2 / 2, cy - 0.5 + side % 2 / 2), -deg, 1.0)  # y down: clockwise
+    frame = cv2.warpAffine(frame, turn, (480, 400), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.GaussianBlur(frame, (0, 0), blur)
+
+
+@pytest.mark.parametrize("off", [-9.0, -4.0, 0.0, 6.0, 9.0])
+def test_a_hinted_search_finds_a_square_turned_up_to_ten_degrees_off_its_hint(off: float) -> None:
+    # Only the hint's own picture is matched across the place; the pictures 10 degrees either
+    # side only about its peak. A square turned off the hint is still found where it lies,
+    # with its turn, and read.
+    from vision.soft import _find
+
+    frame = _turned_frame(123, 30.0 + off, blur=6.0)
+    site = Site((64.0, 46.0), TAG_MM, 9.0, turn_hint_deg=30.0)
+    x, y, deg, v = _find(frame, _to_image(), site)
+    assert np.hypot(x - 60.0, y - 50.0) < 1.5
+    assert abs(deg - (30.0 + off)) <= 5.0 + 1e-9 and v > 0.35
+    det = read_site(frame, _to_image(), site, POOL)
+    assert det is not None and det.tag_id == 123
