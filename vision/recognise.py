@@ -901,11 +901,11 @@ def _busy_space_sites(
 
 def _look_again_sites(places: Sequence[LookAgain], catalog: Catalog) -> list[Site]:
     """Sites at the places a layout asked to look at again, for the tags printed on faces of
-    the size it expects there (near sizes read as one)."""
+    the size (and kinds, when it names them) it expects there (near sizes read as one)."""
     sites: list[Site] = []
     for place in places:
         w, h = place.face_mm
-        tags = _tags_for_face(catalog.game, round(min(w, h)), round(max(w, h)))
+        tags = _tags_for_face(catalog.game, round(min(w, h)), round(max(w, h)), place.kinds)
         for size in distinct_sizes(s for s, _ in tags):
             if place.tag_mm is not None:
                 sites.append(Site(place.tag_mm, size, place.reach_mm + 2.0, turn_hint_deg=place.angle_deg))
@@ -973,14 +973,19 @@ def _neighbour_sites(
 
 
 @cache
-def _tags_for_face(game_id: str, short: int, long: int) -> tuple[tuple[float, float], ...]:
+def _tags_for_face(
+    game_id: str, short: int, long: int, kinds: tuple[str, ...] | None = None
+) -> tuple[tuple[float, float], ...]:
     """Printed tag sizes of a game's components whose face has this size (to the millimetre),
-    each with how far from the face's centre such a tag's centre lies (plus 2 mm)."""
+    and of one of ``kinds`` when given, each with how far from the face's centre such a tag's
+    centre lies (plus 2 mm)."""
     catalog = catalog_for(game_id)
     reach: dict[float, float] = {}
     for c in catalog.components.values():
         mark = catalog.by_tag.get(c.tag)
         if c.spaces or mark is None or round(min(c.size_mm)) != short or round(max(c.size_mm)) != long:
+            continue
+        if kinds is not None and c.kind not in kinds:
             continue
         off = np.hypot(mark.x_mm + mark.size_mm / 2 - c.size_mm[0] / 2, mark.y_mm + mark.size_mm / 2 - c.size_mm[1] / 2)
         reach[mark.size_mm] = max(reach.get(mark.size_mm, 0.0), float(off) + 2.0)

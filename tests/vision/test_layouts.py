@@ -103,3 +103,28 @@ def test_a_face_blurred_below_the_read_ones_is_faint_and_clutter_beside_one_face
     # stays unlooked however busy; (0, -1) stands too little clear of the table.
     assert cells.busy == ()
     assert set(cells.faint) == {(1, 1), (2, 1), (-1, 0), (0, 2), (3, 0)}
+
+
+def test_phylo_looks_again_at_a_cell_for_species_and_home_cards_only() -> None:
+    # An unread marker beside the grid: the cell is looked at again for the tags of the cards
+    # that lie in cells; an event lies on a species card, never in a cell of its own.
+    from dataclasses import replace
+
+    from vision.detect import MarkerKind
+    from vision.identify import catalog_for
+    from vision.layouts import Unreadable
+    from vision.recognise import _look_again_sites
+
+    located = (at("phylo", "HOME-A", 0, 0, 0), at("phylo", "HOME-B", 0, -95, 180), at("phylo", "REDCEDAR", -95, 0, 2))
+    unread = Unreadable(MarkerKind.TAG, np.zeros((4, 2)), (95.0 - 31.0, 18.0), "undecoded")
+    result = find_layout("phylo").read(TableView("phylo", located, (unread,)))
+    assert result.look_again and all(a.kinds == ("home", "species") for a in result.look_again)
+    catalog = catalog_for("phylo")
+    size_of = {kind: {catalog.by_tag[c.tag].size_mm for c in catalog.components.values() if c.kind == kind}
+               for kind in ("home", "species", "event")}
+    assert size_of["event"].isdisjoint(size_of["home"] | size_of["species"])
+    searched = {s.tag_mm for s in _look_again_sites(result.look_again, catalog)}
+    assert searched == size_of["home"] | size_of["species"]
+    # Without the kinds named, every face of a card's size is searched for, events too.
+    anyone = [replace(a, kinds=None) for a in result.look_again]
+    assert {s.tag_mm for s in _look_again_sites(anyone, catalog)} >= size_of["event"]

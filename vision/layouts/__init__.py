@@ -182,6 +182,10 @@ class LookAgain:
     """Where the face's tag would lie, when the layout knows the face's pose but for
     ``reach_mm`` (a card fanned a step below another shows its top corner there): only
     within ``reach_mm`` of it is searched, not the whole face."""
+    kinds: tuple[str, ...] | None = None
+    """The kinds of component (the catalog's word) that may lie there, when the layout knows
+    (a PHYLO grid cell holds a species or HOME card, never an event): only their tags are
+    searched for. None: every face of this size."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)

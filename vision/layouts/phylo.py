@@ -47,6 +47,8 @@ SEAT_OF_ROTATION: Mapping[int, int] = {0: 0, 2: 1, 1: 2, 3: 3}
 ROTATION_OF_SEAT: Mapping[int, int] = {s: r for r, s in SEAT_OF_ROTATION.items()}
 #: Where an event card lies on its target, in the target's axes (its tag stays visible).
 EVENT_OFFSET_MM = (27.0, 0.0)
+#: The kinds of card that lie in a grid cell (an event lies on a species card, in none).
+IN_CELLS = ("home", "species")
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -120,7 +122,7 @@ def read(view: TableView) -> LayoutResult:
     if homes_seen and order and homes_seen[0].component.id != order[0]:
         homes_seen = []
     problems: list[Problem] = []
-    cards = [c for c in view.located if _kind(c.component.id) in ("home", "species")]
+    cards = [c for c in view.located if _kind(c.component.id) in IN_CELLS]
     events = [c for c in view.located if _kind(c.component.id) == "event"]
     if not homes_seen:
         if cards:
@@ -184,7 +186,8 @@ def read(view: TableView) -> LayoutResult:
             unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
     confidence = float(np.mean(fits)) if fits else 1.0
     cells = list(dict.fromkeys([u.cell for u in unknown] + [*unsure, *covered.faint]))
-    again = tuple(LookAgain(cell_centre((origin, angle, pitch), cell), card, angle_deg=angle) for cell in cells)  # type: ignore[arg-type]
+    again = tuple(LookAgain(cell_centre((origin, angle, pitch), cell), card, angle_deg=angle, kinds=IN_CELLS)  # type: ignore[arg-type]
+                  for cell in cells)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
 
 
