@@ -127,6 +127,24 @@ def test_cells_measured_together_get_each_cell_s_own_answer(unread_face: bool, s
         assert ((1, 1) in alone) == unread_face
 
 
+@pytest.mark.parametrize("unread_face, sheet", [(True, False), (False, True), (False, False), (True, True)])
+def test_measuring_one_side_first_gives_the_answer_of_measuring_every_side(unread_face: bool, sheet: bool) -> None:
+    # Cells whose first free side shows no edge are not measured further; the cells held are
+    # those a probe measuring every side of every face holds (the plain callable is measured
+    # whole), and bare table or a sheet costs one side per cell.
+    cells = [(1, 1), (2, 0), (0, 2), (2, 1), (1, 2), (-1, 0)]
+    view = _view(unread_face=unread_face, sheet=sheet)
+    whole = view.outline
+    every = replace(view, outline=lambda corners: whole(corners))
+    staged = _view(unread_face=unread_face, sheet=sheet)
+    held = outlined_cells(staged, FRAME, _occupied(staged), cells, (50.0, 50.0))
+    assert held == outlined_cells(every, FRAME, _occupied(view), cells, (50.0, 50.0))
+    measured = len(staged.outline.memo)
+    free = sum(1 for c in cells for n in ((c[0], c[1] - 1), (c[0] + 1, c[1]), (c[0], c[1] + 1), (c[0] - 1, c[1])) if n not in READ)
+    if not held:
+        assert measured < free
+
+
 def test_bare_table_beside_the_grid_has_no_outline() -> None:
     view = _view(unread_face=False, sheet=False)
     assert not face_outlined(view, FRAME, _occupied(view), (1, 1), (50.0, 50.0))

@@ -587,7 +587,9 @@ def outlined_cells(
     face_mm: tuple[float, float],
 ) -> set[tuple[int, int]]:
     """The cells among ``cells`` that ``face_outlined`` holds: each cell's expected faces are
-    tried in turn, the sides of every cell's next one measured in one batch."""
+    tried in turn, the sides of every cell's next one measured in one batch. One free side of
+    each is measured first: where it shows no edge the face is not there (most cells asked
+    about hold clutter), and only the others have their remaining sides measured."""
     cells = list(cells)
     if view.outline is None:
         return set(cells)
@@ -603,7 +605,12 @@ def outlined_cells(
     turn = 0
     while pending:
         if isinstance(probe, OutlineProbe):
-            all_steps = probe.steps_many([(faces[turn], free) for _, free, faces in pending])
+            first = probe.steps_many([(faces[turn], free[:1]) for _, free, faces in pending])
+            open_ = [i for i, ((_, free, _), steps) in enumerate(zip(pending, first))
+                     if math.isnan(steps[free[0]]) or steps[free[0]] > OUTLINE_STEP]
+            rest = iter(probe.steps_many([(pending[i][2][turn], pending[i][1]) for i in open_]))
+            chosen = set(open_)
+            all_steps = [next(rest) if i in chosen else steps for i, steps in enumerate(first)]
         else:
             all_steps = [probe(faces[turn]) for _, _, faces in pending]
         still = []
