@@ -186,7 +186,8 @@ def read(view: TableView) -> LayoutResult:
             unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
     confidence = float(np.mean(fits)) if fits else 1.0
     cells = list(dict.fromkeys([u.cell for u in unknown] + [*unsure, *covered.faint]))
-    again = tuple(LookAgain(cell_centre((origin, angle, pitch), cell), card, angle_deg=angle, kinds=IN_CELLS)  # type: ignore[arg-type]
+    frame = (origin, angle, pitch)
+    again = tuple(LookAgain(cell_centre(frame, cell), card, angle_deg=angle, kinds=IN_CELLS)  # type: ignore[arg-type]
                   for cell in cells)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
 
