@@ -937,7 +937,7 @@ def _neighbour_sites(
     is not searched: a face lying there, blurred or not, prints far more than the table."""
     centres = np.array([loc.centre_mm for loc in located])
     places: list[list[tuple[np.ndarray, tuple[tuple[float, float], ...], float, float | None]]] = []
-    squares: list[np.ndarray] = []  # per face with free places: its own square, then each free place's
+    squares: list[tuple[Located, float, float, float]] = []  # each face's own middle, then its free places'
     for loc in loose:
         w, h = loc.component.size_mm
         tags = _tags_for_face(catalog.game, round(min(w, h)), round(max(w, h)))
@@ -949,10 +949,11 @@ def _neighbour_sites(
         hint = loc.angle_deg % 90.0 if square else None
         places.append([(c, tags, 0.4 * min(w, h), hint) for c in spots[free]])  # no face read there yet
         if texture is not None:  # face mm: its own middle, then each free place's
-            middles = np.vstack([[(0.0, 0.0)], offsets[free]]) + (w / 2, h / 2)
-            squares.append(table_squares([(loc, float(x), float(y), 0.3 * min(w, h)) for x, y in middles]))
+            half = 0.3 * min(w, h)
+            squares.append((loc, w / 2, h / 2, half))
+            squares += [(loc, float(x) + w / 2, float(y) + h / 2, half) for x, y in offsets[free]]
     if texture is not None and squares:
-        values = texture.many(np.concatenate(squares))
+        values = texture.many(table_squares(squares))
         at = 0
         for k, own in enumerate(places):
             here, at = values[at : at + 1 + len(own)], at + 1 + len(own)
