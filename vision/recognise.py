@@ -1193,13 +1193,22 @@ def recognise(
             outlines[key] = outline_probe(frame.image, plane.homography)
         return outlines[key]
 
+    unread_memo: list[tuple[tuple[object, ...], tuple[Unreadable, ...]]] = []  # the last run's, with what it read
+
     def read_layout(final: bool = True) -> tuple[tuple[Unreadable, ...], LayoutResult, list[Problem]]:
         """Unreadable markers, the layout's reading and every problem, on the current plane
-        (``final``: with the outline probe, for the reading reported)."""
-        found = tuple(_unreadable(
-            candidates, plane, located, markers, catalog.tag_sizes_mm, cfg.unreadable_size_tolerance, catalog,
-            cfg.unreadable_face_tolerance,
-        ))
+        (``final``: with the outline probe, for the reading reported). The unreadable markers
+        of the run before are kept when nothing they depend on changed since (the run with
+        outlines after a last look that read nothing)."""
+        inputs = (candidates, plane, located, markers)
+        if unread_memo and all(a is b for a, b in zip(unread_memo[0][0], inputs)):
+            found = unread_memo[0][1]
+        else:
+            found = tuple(_unreadable(
+                candidates, plane, located, markers, catalog.tag_sizes_mm, cfg.unreadable_size_tolerance, catalog,
+                cfg.unreadable_face_tolerance,
+            ))
+            unread_memo[:] = [(inputs, found)]
         view = TableView(
             game.id,
             tuple(located),

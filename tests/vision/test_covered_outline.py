@@ -325,3 +325,23 @@ def test_measuring_outlines_only_on_the_last_reading_reads_the_same(game: str, s
     assert deferred.state.unknown == every.state.unknown
     assert [u.centre_mm for u in deferred.unreadable] == [u.centre_mm for u in every.unreadable]
     assert [p.code for p in deferred.problems] == [p.code for p in every.problems]
+
+
+def test_the_run_with_outlines_after_a_last_look_that_read_nothing_keeps_its_unreadable_markers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The unreadable markers depend on the quads, the plane, the located faces and the
+    # markers: when none changed since the run before, they are not worked out again.
+    game, seed = "habitats", 1005
+    path = sample_photo(game).with_suffix(".json")
+    state = find_game(game).load_state(json.loads(path.read_text("utf-8")))
+    scene = render_scene(game, state, condition="hard", resolution=(1920, 1080), seed=seed)
+    layout = recognise_module.find_layout(game)
+    views: list[TableView] = []
+    monkeypatch.setattr(recognise_module, "find_layout", lambda game_id: replace(layout, read=lambda v: views.append(v) or layout.read(v)))
+    real = recognise_module._unreadable
+    calls: list[int] = []
+    monkeypatch.setattr(recognise_module, "_unreadable", lambda *a, **k: calls.append(1) or real(*a, **k))
+    rec = recognise(scene.jpeg, game, players=state.players)
+    assert views[-1].outline is not None and views[-2].outline is None  # outlines on the last reading only
+    assert len(calls) == len(views) - 1
+    assert views[-1].unreadable == views[-2].unreadable
+    assert rec.unreadable == views[-1].unreadable
