@@ -234,14 +234,20 @@ def test_a_place_asked_for_twice_is_searched_once_at_its_widest() -> None:
     assert unique_sites([narrow, Site((75.0, 50.0), TAG_MM, 4.0)]) == [narrow, Site((75.0, 50.0), TAG_MM, 4.0)]
 
 
-def test_duplicated_sites_cost_one_search_and_still_give_the_tag(monkeypatch) -> None:  # noqa: ANN001
+def _searches(monkeypatch) -> list[Site]:  # noqa: ANN001
+    """The sites the finder searches from now on, in order."""
     import vision.soft as soft
 
-    frame, _ = _frame(123, 0, blur=6.5)
-    plane = Plane(np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]), 0.0, (), ())
-    calls = []
+    calls: list[Site] = []
     real = soft._found
     monkeypatch.setattr(soft, "_found", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    return calls
+
+
+def test_duplicated_sites_cost_one_search_and_still_give_the_tag(monkeypatch) -> None:  # noqa: ANN001
+    frame, _ = _frame(123, 0, blur=6.5)
+    plane = Plane(np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]), 0.0, (), ())
+    calls = _searches(monkeypatch)
     site = Site((62.0, 47.0), TAG_MM, 8.0)
     found = read_sites(frame, plane, [site, site, site], {TAG_MM: POOL}, set(POOL))
     assert [d.tag_id for d in found] == [123]
@@ -249,13 +255,9 @@ def test_duplicated_sites_cost_one_search_and_still_give_the_tag(monkeypatch) ->
 
 
 def test_a_size_whose_every_tag_is_read_is_not_searched_and_the_other_size_still_reads(monkeypatch) -> None:  # noqa: ANN001
-    import vision.soft as soft
-
     frame, _ = _frame(123, 0, blur=6.5)
     plane = Plane(np.diag([1 / PX_PER_MM, 1 / PX_PER_MM, 1.0]), 0.0, (), ())
-    calls = []
-    real = soft._found
-    monkeypatch.setattr(soft, "_found", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    calls = _searches(monkeypatch)
     small, large = Site((62.0, 47.0), TAG_MM, 8.0), Site((62.0, 47.0), 1.6 * TAG_MM, 8.0)
     pools = {TAG_MM: POOL, 1.6 * TAG_MM: (7, 8)}
     found = read_sites(frame, plane, [large, small], pools, set(POOL))  # tags 7 and 8 are read already
