@@ -305,17 +305,24 @@ def test_the_outline_decides_only_how_a_looked_at_cell_is_reported(make) -> None
     assert set(with_outline.busy) | set(with_outline.faint) == set(without.busy) | set(without.faint)
 
 
-@pytest.mark.parametrize(("game", "seed"), [("habitats", 1005), ("habitats", 1009), ("phylo", 1005), ("phylo", 1003)])
-def test_measuring_outlines_only_on_the_last_reading_reads_the_same(game: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Hard scenes whose second looks read blurred tags, with unread tiles or cards, several
-    # later looks and places looked at in vain: the recognition equals the one that measures
-    # outlines on every reading.
+def _hard_scene_watched(game: str, seed: int, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
+    """A hard scene of the game's sample position, its layout, and the list every view the
+    scanner hands that layout from now on is appended to."""
     path = sample_photo(game).with_suffix(".json")
     state = find_game(game).load_state(json.loads(path.read_text("utf-8")))
     scene = render_scene(game, state, condition="hard", resolution=(1920, 1080), seed=seed)
     layout = recognise_module.find_layout(game)
     views: list[TableView] = []
     monkeypatch.setattr(recognise_module, "find_layout", lambda game_id: replace(layout, read=lambda v: views.append(v) or layout.read(v)))
+    return state, scene, layout, views
+
+
+@pytest.mark.parametrize(("game", "seed"), [("habitats", 1005), ("habitats", 1009), ("phylo", 1005), ("phylo", 1003)])
+def test_measuring_outlines_only_on_the_last_reading_reads_the_same(game: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Hard scenes whose second looks read blurred tags, with unread tiles or cards, several
+    # later looks and places looked at in vain: the recognition equals the one that measures
+    # outlines on every reading.
+    state, scene, layout, views = _hard_scene_watched(game, seed, monkeypatch)
     deferred = recognise(scene.jpeg, game, players=state.players)
     assert any(v.outline is None for v in views)  # outlines were put off in this frame
     assert layout.outlines
@@ -330,13 +337,8 @@ def test_measuring_outlines_only_on_the_last_reading_reads_the_same(game: str, s
 def test_the_run_with_outlines_after_a_last_look_that_read_nothing_keeps_its_unreadable_markers(monkeypatch: pytest.MonkeyPatch) -> None:
     # The unreadable markers depend on the quads, the plane, the located faces and the
     # markers: when none changed since the run before, they are not worked out again.
-    game, seed = "habitats", 1005
-    path = sample_photo(game).with_suffix(".json")
-    state = find_game(game).load_state(json.loads(path.read_text("utf-8")))
-    scene = render_scene(game, state, condition="hard", resolution=(1920, 1080), seed=seed)
-    layout = recognise_module.find_layout(game)
-    views: list[TableView] = []
-    monkeypatch.setattr(recognise_module, "find_layout", lambda game_id: replace(layout, read=lambda v: views.append(v) or layout.read(v)))
+    game = "habitats"
+    state, scene, _, views = _hard_scene_watched(game, 1005, monkeypatch)
     real = recognise_module._unreadable
     calls: list[int] = []
     monkeypatch.setattr(recognise_module, "_unreadable", lambda *a, **k: calls.append(1) or real(*a, **k))
