@@ -613,8 +613,10 @@ def read_sites(
     # HOME-sized search once both HOME cards are read): its square would only crowd out the
     # reading of a smaller tag found at the same place.
     unread = set(allowed)
-    kept = [site for site in unique_sites(sites)
-            if np.all(np.isfinite(site.centre_mm)) and not unread.isdisjoint(pool_near(pools, site.tag_mm))]
+    unique = unique_sites(sites)
+    pool_of = {size: pool_near(pools, size) for size in {site.tag_mm for site in unique}}  # once per size
+    kept = [site for site in unique
+            if np.all(np.isfinite(site.centre_mm)) and not unread.isdisjoint(pool_of[site.tag_mm])]
     quads = [site for site in kept if site.angle_deg is not None]
     try:
         checked = dict(zip(map(id, quads), _checked(quads, gray, to_image, config, known_mm)))
@@ -630,7 +632,7 @@ def read_sites(
             except cv2.error:
                 continue
         if f is not None:
-            hits.append(_Hit(site, f, pool_near(pools, site.tag_mm)))
+            hits.append(_Hit(site, f, pool_of[site.tag_mm]))
     hits.sort(key=lambda h: -h.found[3])
     found: dict[int, list[Detection]] = {}
     try:
