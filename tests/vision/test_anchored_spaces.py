@@ -10,7 +10,7 @@ import pytest
 
 from vision.layouts import Located, TableView
 from vision.layouts.anchored import face_xy, holder, is_on, quick_face_xy, table_points, table_squares
-from vision.layouts.spaces import Spot, busy_spots, plain_spots, remembering, square, verdicts
+from vision.layouts.spaces import Spot, busy_spots, plain_spots, remembering, verdicts
 
 from .boards import located
 
@@ -26,7 +26,8 @@ def test_squares_on_many_faces_at_once_are_each_face_s_own_squares_to_the_bit() 
     rng = np.random.default_rng(3)
     places = [(faces[i % 2], float(x), float(y), float(h))
               for i, (x, y, h) in enumerate(zip(rng.uniform(0, 200, 40), rng.uniform(0, 150, 40), rng.choice([5.0, 7.5, 11.0], 40)))]
-    assert np.array_equal(table_squares(places), np.stack([square(loc, x, y, h) for loc, x, y, h in places]))
+    one_by_one = [table_points(loc, ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))) for loc, x, y, h in places]
+    assert np.array_equal(table_squares(places), np.array(one_by_one))
     assert table_squares([]).shape == (0, 4, 2)
 
 
@@ -67,8 +68,9 @@ def test_remembering_probes_each_polygon_once() -> None:
 
     board = located("rainforest", "BOARD-MONKEY", 300.0, 300.0, 12.0)
     view = remembering(TableView("rainforest", (board,), texture=texture))
-    first = [view.texture(square(board, x, 50.0, 5.0)) for x in (20.0, 40.0, 20.0, 40.0, 60.0)]  # type: ignore[misc]
-    assert first == [texture(square(board, x, 50.0, 5.0)) for x in (20.0, 40.0, 20.0, 40.0, 60.0)]
+    squares = table_squares([(board, x, 50.0, 5.0) for x in (20.0, 40.0, 20.0, 40.0, 60.0)])
+    first = [view.texture(sq) for sq in squares]  # type: ignore[misc]
+    assert first == [texture(sq) for sq in squares]
     assert len(calls) == 3 + 5
 
 

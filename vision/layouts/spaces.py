@@ -27,7 +27,7 @@ from scoring.markers import marker_layout
 from scoring.model import Component
 
 from . import Located, TableView, probe_all
-from .anchored import table_points, table_squares, table_to_face
+from .anchored import table_squares, table_to_face
 
 #: A place counts as occupied when it is at least this busy relative to a read marker...
 MARKER_RATIO = 0.35
@@ -63,12 +63,6 @@ class Spot:
     probes: tuple[tuple[float, float], ...] = ((0.0, 0.0),)
     """Offsets (holder face mm) of the squares probed; the busiest counts. A tile whose turn is
     unknown has its tag in one of several corners."""
-
-
-def square(loc: Located, x_mm: float, y_mm: float, half_mm: float) -> np.ndarray:
-    """Table polygon of a square of a located face, centred on a face point."""
-    h = half_mm
-    return np.array(table_points(loc, ((x_mm - h, y_mm - h), (x_mm + h, y_mm - h), (x_mm + h, y_mm + h), (x_mm - h, y_mm + h))))
 
 
 def remembering(view: TableView) -> TableView:
