@@ -111,7 +111,26 @@ def test_clearing_tiles_and_tokens_between_slots() -> None:
     assert [p.id for p in result.players] == ["frog"]
     assert got["TILE-R10"] == Placement("TILE-R10", "clearing:frog", "C2")
     assert "PARROT-R2" not in got
-    assert [p.code for p in result.problems] == ["layout/between_spaces"]
+    assert [p.code for p in result.problems] == ["layout/between_spaces", "layout/binoculars_unseen"]
+
+
+def test_binoculars_not_seen_while_every_seated_board_is_in_view_are_reported() -> None:
+    zoe, ana = Player("zoe", "Zoe", "", 0), Player("ana", "Ana", "", 1)
+    parrot = located("rainforest", "BOARD-PARROT", 0.0, 0.0)
+    frog = located("rainforest", "BOARD-FROG", 500.0, 0.0)
+    tile = located("rainforest", "TILE-R10", *on_face(parrot, 210.0, 240.0))
+    both = _read(parrot, frog, tile, players=(zoe, ana))
+    unseen = [p for p in both.problems if p.code == "layout/binoculars_unseen"]
+    assert [p.components for p in unseen] == [("BINOCULARS",)]
+    # Beside a board they are its player's, and nothing is said.
+    glass = located("rainforest", "BINOCULARS", *on_face(parrot, 290.0, 380.0))
+    seen = _read(parrot, frog, tile, glass, players=(zoe, ana))
+    assert "layout/binoculars_unseen" not in [p.code for p in seen.problems]
+    state = seen.state("rainforest")
+    assert state.placement_of("BINOCULARS").area == state.placement_of("BOARD-PARROT").area  # type: ignore[union-attr]
+    # With the other board out of view they may lie beside it: only that player's absence is said.
+    part = _read(parrot, tile, players=(zoe, ana))
+    assert [p.code for p in part.problems] == ["layout/player_not_in_view"]
 
 
 def test_main_board_zones() -> None:

@@ -14,6 +14,8 @@ Rulings of this layout:
 - The main board (area ``table``) is read when in view: the tile on a zone's pile space is
   ``zone:<n>`` cell ``PILE``, tokens on its token spaces cells ``S1``...
 - The binoculars belong to the nearest player board within ``BINOCULARS_MM`` of its edge.
+  When every seated player's board is in view and the binoculars are not seen, that is
+  reported (``layout/binoculars_unseen``): they always lie beside the first player's board.
 - A token or tile too close to the border between two spaces, or on no space, is reported and
   not placed. A marker that did not decode on a slot or space is an unknown place there.
 - Without a player list the player at a board is named after its totem (``frog``), seats in
@@ -272,12 +274,15 @@ def read(view: TableView) -> LayoutResult:
         else:
             placed.append(Placed(Placement(bonus.component.id, SUPPLY), bonus))
 
-    for item in view.of_kind("binoculars"):
+    glasses = view.of_kind("binoculars")
+    for item in glasses:
         board, dist = nearest(owned, item.centre_mm)
         if board is None or dist > BINOCULARS_MM:
             report("layout/loose", item, "lie near no player board")
             continue
         placed.append(Placed(Placement(item.component.id, PLAYER + by_board[board.component.id].id), item))
+    if not glasses and owned and not missing:
+        problems.append(_binoculars_unseen())
 
     # Markers that did not decode on a slot or a space are unknown places there.
     taken = {(p.placement.area, p.placement.cell, p.placement.on, p.placement.slot) for p in placed}
@@ -319,6 +324,19 @@ def read(view: TableView) -> LayoutResult:
         problems.append(Problem("layout/unread", f"something lies on {where} that could not be read; that place is not scored", (), (image_point(spot),)))
     confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence)
+
+
+def _binoculars_unseen() -> Problem:
+    """Every seated player's board is in view, so the binoculars (the first player's, always
+    beside one of them) should be too: not finding them is said, not passed over. They score
+    nothing, but who holds them decides who plays last in the final round."""
+    glasses = _catalog().binoculars.id
+    return Problem(
+        "layout/binoculars_unseen",
+        f"{glasses} (the first player's) were not seen beside any player board: out of view or "
+        "not readable, so who holds them is not known",
+        (glasses,),
+    )
 
 
 def _plain(view: TableView, points: list[tuple[float, float]], tiles: list[Located], owned: list[Located], main: Located | None) -> list[bool]:
