@@ -1248,7 +1248,8 @@ def recognise(
         for step in range(1 + cfg.neighbour_rounds):
             placed_now = {id(p.located) for p in result.placed}
             loose = [loc for loc in located if id(loc) not in placed_now and not loc.component.spaces
-                     and loc.component.id not in looked]
+                     and loc.component.id not in looked
+                     and (layout.neighbour_kinds is None or loc.component.kind in layout.neighbour_kinds)]
             looked |= {loc.component.id for loc in loose}
             sites: list[Site] = []
             if step == 0:  # the layout's own places, once; later rounds only look beside

@@ -347,3 +347,27 @@ def test_the_run_with_outlines_after_a_last_look_that_read_nothing_keeps_its_unr
     assert len(calls) == len(views) - 1
     assert views[-1].unreadable == views[-2].unreadable
     assert rec.unreadable == views[-1].unreadable
+
+
+def test_a_loose_figure_gets_no_search_beside_it_and_the_reading_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A hard frame whose market is not placed: its tiles and figures are loose. Beside a tile
+    # its unread neighbours are searched; a figure stands in a 50 mm market cell, so a place
+    # one figure (30 mm) away holds nothing of its own: it is not searched.
+    game = "habitats"
+    state, scene, layout, _ = _hard_scene_watched(game, 1005, monkeypatch)
+    real = recognise_module._neighbour_sites
+    beside: list[str] = []
+
+    def watched(loose, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        beside.extend(loc.component.kind for loc in loose)
+        return real(loose, *args, **kwargs)
+
+    monkeypatch.setattr(recognise_module, "_neighbour_sites", watched)
+    kept = recognise(scene.jpeg, game, players=state.players)
+    assert "tile" in beside and "figure" not in beside
+    beside.clear()
+    monkeypatch.setattr(recognise_module, "find_layout", lambda game_id: replace(layout, neighbour_kinds=None))
+    every = recognise(scene.jpeg, game, players=state.players)
+    assert "figure" in beside
+    assert kept.state == every.state and kept.state.unknown == every.state.unknown
+    assert [p.code for p in kept.problems] == [p.code for p in every.problems]

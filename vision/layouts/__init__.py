@@ -243,6 +243,11 @@ class GameLayout:
     """Whether a face beside another lies square to it: faces laid edge to edge in a grid (a
     park, a card grid), or cards fanned into a food chain, parallel one under another. An
     unread neighbour is then searched in that turn only (give or take 15 degrees)."""
+    neighbour_kinds: tuple[str, ...] | None = None
+    """The kinds of face whose neighbours lie one face away (tiles of a park or a market, cards
+    of a grid): only beside a loose one of these is an unread neighbour searched. A piece
+    standing in a cell (a Habitats figure, 30 mm in a 50 mm market cell) has none one figure
+    away. None: every kind."""
     outlines: bool = False
     """Whether the layout checks a face's outline (``face_outlined``) before it reports an
     unread one. The outline decides only how a place is reported (unknown, or only looked at

@@ -437,4 +437,6 @@ def canonical(state: BoardState) -> BoardState:
                       tuple(moved(u) for u in state.unknown))
 
 
-LAYOUT = GameLayout(GAME_ID, read, arrange, square_neighbours=True, outlines=True)
+LAYOUT = GameLayout(
+    GAME_ID, read, arrange, square_neighbours=True, neighbour_kinds=("tile", "entrance", "goal"), outlines=True
+)
