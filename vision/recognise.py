@@ -974,18 +974,28 @@ def _neighbour_sites(
 
 
 @cache
+def _marked_faces(game_id: str, short: int, long: int) -> tuple[tuple[Component, Mark], ...]:
+    """A game's tagged components without printed spaces whose face has this size (to the
+    millimetre), each with its tag's mark: the faces a search for an unread face's tag means."""
+    catalog = catalog_for(game_id)
+    out = []
+    for c in catalog.components.values():
+        mark = catalog.by_tag.get(c.tag)
+        if c.spaces or mark is None or round(min(c.size_mm)) != short or round(max(c.size_mm)) != long:
+            continue
+        out.append((c, mark))
+    return tuple(out)
+
+
+@cache
 def _tags_for_face(
     game_id: str, short: int, long: int, kinds: tuple[str, ...] | None = None
 ) -> tuple[tuple[float, float], ...]:
     """Printed tag sizes of a game's components whose face has this size (to the millimetre),
     and of one of ``kinds`` when given, each with how far from the face's centre such a tag's
     centre lies (plus 2 mm)."""
-    catalog = catalog_for(game_id)
     reach: dict[float, float] = {}
-    for c in catalog.components.values():
-        mark = catalog.by_tag.get(c.tag)
-        if c.spaces or mark is None or round(min(c.size_mm)) != short or round(max(c.size_mm)) != long:
-            continue
+    for c, mark in _marked_faces(game_id, short, long):
         if kinds is not None and c.kind not in kinds:
             continue
         off = np.hypot(mark.x_mm + mark.size_mm / 2 - c.size_mm[0] / 2, mark.y_mm + mark.size_mm / 2 - c.size_mm[1] / 2)
@@ -1115,15 +1125,11 @@ def _tag_sites(
 def _tag_offsets(game_id: str, short: int, long: int, size: float) -> tuple[tuple[float, float], ...]:
     """Where a tag of ``size`` lies on a game's faces of this size, from the face's centre,
     in the face's own frame turned so that its long side runs along x (one of the two ways)."""
-    catalog = catalog_for(game_id)
     out: set[tuple[float, float]] = set()
-    for c in catalog.components.values():
-        mark = catalog.by_tag.get(c.tag)
-        w, h = c.size_mm
-        if c.spaces or mark is None or round(min(w, h)) != short or round(max(w, h)) != long:
-            continue
+    for c, mark in _marked_faces(game_id, short, long):
         if mark.size_mm != size:
             continue
+        w, h = c.size_mm
         dx, dy = mark.x_mm + mark.size_mm / 2 - w / 2, mark.y_mm + mark.size_mm / 2 - h / 2
         out.add((round(dx, 3), round(dy, 3)) if w >= h else (round(dy, 3), round(-dx, 3)))
     return tuple(sorted(out))
