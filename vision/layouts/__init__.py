@@ -13,7 +13,7 @@ import importlib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import cv2
@@ -498,6 +498,19 @@ class OutlineProbe:
         return _Band(pixels, cuts.astype(int), seen, margin, span)
 
 
+@lru_cache(maxsize=256)
+def _band_rows(margin: float, span: float, n_across: int) -> np.ndarray:
+    """The band rows bounding the four guard strips of every tilt, shift and piece of a band of
+    this shape: (guard, tilt, shift, piece). Bands come in a few shapes only (a game's faces
+    have a few sizes), so each shape's rows are worked out once (a bounded cache: a long-running
+    scanner meets a side of slightly different length now and then)."""
+    centres = _OUTLINE_PIECE_CENTRES * span  # each piece's middle, mm along the side
+    edge = _OUTLINE_SHIFTS_MM[None, :, None] + _OUTLINE_SLOPES[:, None, None] * centres[None, None, :]
+    rows = np.clip(np.round((edge[None] + _OUTLINE_GUARDS[:, 0] + margin) * _OUTLINE_PX_PER_MM).astype(int), 0, n_across)
+    rows.flags.writeable = False
+    return rows
+
+
 def _band_steps(bands: Sequence[_Band]) -> list[float]:
     """Per band, the strongest colour step that lies along it, at the same offset and tilt, in
     all its shown pieces but the spare one: inside minus outside the line, the colour averaged
@@ -519,10 +532,7 @@ def _band_steps(bands: Sequence[_Band]) -> list[float]:
         totals = np.diff(np.diff(cv2.integral(p).take(b.cuts, axis=1), axis=0), axis=1)  # exact integer sums
         sums[1 : len(totals) + 1, s] = totals.reshape(-1, pieces, channels) / np.diff(b.cuts).astype(np.float32)[:, None]
     np.cumsum(sums[1:], axis=0, out=sums[1:])
-    margin = np.array([b.margin for b in chosen])[:, None, None, None]
-    centres = _OUTLINE_PIECE_CENTRES[None, :] * np.array([b.span for b in chosen])[:, None]  # (band, piece) mm
-    edge = _OUTLINE_SHIFTS_MM[None, None, :, None] + _OUTLINE_SLOPES[None, :, None, None] * centres[:, None, None, :]
-    rows = np.clip(np.round((edge[None] + _OUTLINE_GUARDS + margin) * res).astype(int), 0, n_across[:, None, None, None])
+    rows = np.stack([_band_rows(b.margin, b.span, len(p)) for b, p in zip(chosen, pixels)], axis=1)
     at = (rows * n + np.arange(n)[:, None, None, None]) * pieces + np.arange(pieces)
     values = sums.reshape(-1, channels).take(at, axis=0)  # (guard, band, tilt, shift, piece, channel)
     inside = (values[1] - values[0]) / np.maximum(rows[1] - rows[0], 1)[..., None]
