@@ -520,7 +520,6 @@ def _band_steps(bands: Sequence[_Band]) -> list[float]:
     use = [i for i, band in enumerate(bands) if band.pixels is not None]
     if not use:
         return out
-    res = _OUTLINE_PX_PER_MM
     chosen = [bands[i] for i in use]
     pixels = [b.pixels for b in chosen if b.pixels is not None]
     n, pieces, channels = len(chosen), OUTLINE_PIECES, pixels[0].shape[2]
