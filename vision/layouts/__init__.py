@@ -397,8 +397,8 @@ _OUTLINE_MAX_SLOPE = float(np.abs(_OUTLINE_SLOPES).max())
 _OUTLINE_PIECE_CENTRES = (np.arange(OUTLINE_PIECES) + 0.5) / OUTLINE_PIECES - 0.5
 """Where each piece's middle lies along a side, in spans from the side's middle."""
 _OUTLINE_GUARDS = np.array([-_OUTLINE_GUARD_MM[1], -_OUTLINE_GUARD_MM[0], _OUTLINE_GUARD_MM[0], _OUTLINE_GUARD_MM[1]])[
-    :, None, None, None, None]
-"""Rows 6 and 2 mm inside, 2 and 6 mm outside an edge: (guard, band, tilt, shift, piece) once broadcast."""
+    :, None, None, None]
+"""Rows 6 and 2 mm inside, 2 and 6 mm outside an edge: (guard, tilt, shift, piece) once broadcast."""
 
 
 def outline_probe(image: np.ndarray, homography: np.ndarray) -> OutlineProbe:
@@ -506,7 +506,7 @@ def _band_rows(margin: float, span: float, n_across: int) -> np.ndarray:
     scanner meets a side of slightly different length now and then)."""
     centres = _OUTLINE_PIECE_CENTRES * span  # each piece's middle, mm along the side
     edge = _OUTLINE_SHIFTS_MM[None, :, None] + _OUTLINE_SLOPES[:, None, None] * centres[None, None, :]
-    rows = np.clip(np.round((edge[None] + _OUTLINE_GUARDS[:, 0] + margin) * _OUTLINE_PX_PER_MM).astype(int), 0, n_across)
+    rows = np.clip(np.round((edge[None] + _OUTLINE_GUARDS + margin) * _OUTLINE_PX_PER_MM).astype(int), 0, n_across)
     rows.flags.writeable = False
     return rows
 
