@@ -922,6 +922,16 @@ def _look_again_sites(places: Sequence[LookAgain], catalog: Catalog) -> list[Sit
 NEIGHBOUR_BARE_RATIO = 0.15
 
 
+def _unasked(places: Sequence[LookAgain], asked: Sequence[LookAgain]) -> list[LookAgain]:
+    """The places a layout asks about that no earlier look searched: a park or grid placed
+    only after a later round asks about its unknown cells then (the same cell, asked again
+    as the grid settles, lies within a fifth of a face of where it was)."""
+    return [p for p in places if not any(
+        q.face_mm == p.face_mm and q.kinds == p.kinds
+        and math.hypot(p.centre_mm[0] - q.centre_mm[0], p.centre_mm[1] - q.centre_mm[1]) < 0.2 * min(p.face_mm)
+        for q in asked)]
+
+
 def _neighbour_sites(
     loose: Sequence[Located], located: Sequence[Located], catalog: Catalog, limit: int = 48, *, square: bool = False,
     texture: TextureProbe | None = None,
@@ -1251,6 +1261,7 @@ def recognise(
     if cfg.soft is not None and plane is not None:
         t3 = time.perf_counter()
         looked: set[str] = set()
+        asked: list[LookAgain] = []  # the layout's places searched so far
         for step in range(1 + cfg.neighbour_rounds):
             placed_now = {id(p.located) for p in result.placed}
             loose = [loc for loc in located if id(loc) not in placed_now and not loc.component.spaces
@@ -1258,9 +1269,11 @@ def recognise(
                      and (layout.neighbour_kinds is None or loc.component.kind in layout.neighbour_kinds)]
             looked |= {loc.component.id for loc in loose}
             sites: list[Site] = []
-            if step == 0:  # the layout's own places, once; later rounds only look beside
+            if step == 0:  # busy board spaces, once; later rounds look beside and at new places
                 sites = _busy_space_sites(plane, located, catalog, problems, cfg)
-                sites += _look_again_sites(result.look_again, catalog)
+            fresh = _unasked(result.look_again, asked)
+            asked += fresh
+            sites += _look_again_sites(fresh, catalog)
             if loose:
                 sites += _neighbour_sites(loose, located, catalog, square=layout.square_neighbours, texture=_texture_probe(
                     frame.gray, plane, _explained(ident), located, textures))

@@ -338,7 +338,7 @@ def test_the_run_with_outlines_after_a_last_look_that_read_nothing_keeps_its_unr
     # The unreadable markers depend on the quads, the plane, the located faces and the
     # markers: when none changed since the run before, they are not worked out again.
     game = "habitats"
-    state, scene, _, views = _hard_scene_watched(game, 1005, monkeypatch)
+    state, scene, _, views = _hard_scene_watched(game, 1009, monkeypatch)
     real = recognise_module._unreadable
     calls: list[int] = []
     monkeypatch.setattr(recognise_module, "_unreadable", lambda *a, **k: calls.append(1) or real(*a, **k))
