@@ -141,3 +141,23 @@ def test_typical_scenes_report_no_unknown_on_an_empty_place(game: str) -> None:
     scene = render_scene(game, state, condition="typical", seed=3)
     rec = recognise(scene.jpeg, game, players=state.players)
     assert {key(u) for u in rec.state.unknown} <= unread_places(scene.truth, rec.state)
+
+
+def test_a_later_look_searches_only_the_places_not_searched_before() -> None:
+    # A layout asks about a grid's unread cells again in every round, a millimetre or two off
+    # as the grid settles: a cell searched once is not searched again, a new cell is, and so
+    # is a place of another face size at the same point (its tags are others).
+    from vision.layouts import LookAgain
+    from vision.recognise import _unasked
+
+    tile = (50.0, 50.0)
+    asked = [LookAgain((100.0, 100.0), tile, angle_deg=3.0), LookAgain((150.0, 100.0), tile, angle_deg=3.0)]
+    again = [
+        LookAgain((101.5, 99.0), tile, angle_deg=3.5),  # the first cell, settled 2 mm off
+        LookAgain((150.0, 150.0), tile, angle_deg=3.0),  # a cell the park shows only now
+        LookAgain((100.0, 100.0), (30.0, 30.0)),  # a figure's place at the first cell's centre
+        LookAgain((100.0, 112.0), tile),  # 12 mm off: a place of its own
+    ]
+    assert _unasked(again, asked) == again[1:]
+    assert _unasked(again, []) == again
+    assert _unasked([], asked) == []
