@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -176,6 +177,43 @@ def test_a_bonus_token_over_a_tiles_qr_code_is_read_in_a_blurred_view() -> None:
     assert tile is not None and "qr" not in tile.located.source.split("+")
     truth = {p.component: p for p in state.placements}
     assert all(truth.get(p.component) == p for p in rec.state.placements)
+
+
+@pytest.mark.parametrize("seed", [1006, 1007])
+def test_a_bonus_token_over_a_tiles_qr_code_with_no_quad_is_looked_at_again(seed: int) -> None:
+    # Blurred past a quad of its own, the protected-area token over its tile's QR code leaves
+    # only a code busier than the photo's other tile codes: that place is looked at again for
+    # a bonus token's tag, which reads it, and the token is placed on its tile.
+    state, rec = _hard_sample_scene(seed)
+    want = state.placement_of("PA-GREEN-3")
+    assert want is not None and want.on == "TILE-G06"
+    assert rec.state.placement_of("PA-GREEN-3") == want
+    truth = {p.component: p for p in state.placements}
+    assert all(truth.get(p.component) == p for p in rec.state.placements)
+
+
+def test_tile_codes_are_looked_at_again_only_where_a_token_may_cover_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The busy-code look costs a search per place: in a typical view the sharp codes are the
+    # busier print and none is asked about; in the blurred view only the covered tile's is.
+    from vision.layouts import rainforest as layout_module
+
+    asked: list[tuple[str, ...]] = []
+    real = layout_module._covered_codes
+
+    def watched(view, tiles):  # noqa: ANN001, ANN202
+        places = real(view, tiles)  # each place's tile: the one whose centre is nearest
+        asked.append(tuple(sorted({min(tiles, key=lambda t: math.dist(t.centre_mm, p.centre_mm)).component.id for p in places})))
+        return places
+
+    monkeypatch.setattr(layout_module, "_covered_codes", watched)
+    state = GAME.load_state(json.loads(sample_photo("rainforest").with_suffix(".json").read_text("utf-8")))
+    for seed in range(1000, 1004):
+        scene = render_scene("rainforest", state, condition="typical", resolution=(1920, 1080), seed=seed)
+        recognise(scene.jpeg, "rainforest", players=state.players)
+    assert asked and not any(asked)
+    asked.clear()
+    _hard_sample_scene(1006)
+    assert asked[0] == ("TILE-G06",)
 
 
 def test_a_red_token_on_a_red_tile_is_reported_in_a_blurred_view() -> None:

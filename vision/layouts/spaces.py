@@ -117,7 +117,9 @@ def _marker_boxes(game: str, comp: Component) -> tuple[tuple[float, float, float
 
 
 @cache
-def _qr_box(game: str, comp: Component) -> tuple[float, float, float] | None:
+def qr_box(game: str, comp: Component) -> tuple[float, float, float] | None:
+    """A component's QR code on its face: centre (mm) and side with its quiet zone; None
+    without one."""
     try:
         qr = marker_layout(game, comp).qr
     except Exception:  # noqa: BLE001
@@ -146,7 +148,7 @@ def plain_points(game: str, component: Component, half_mm: float) -> tuple[tuple
     w, h = component.size_mm
     keep = [(s.x_mm, s.y_mm, s.w_mm / 2 + 1, s.h_mm / 2 + 1) for s in component.spaces]
     keep += [(x, y, size / 2 + 3, size / 2 + 3) for x, y, size in _marker_boxes(game, component)]
-    qr = _qr_box(game, component)
+    qr = qr_box(game, component)
     if qr is not None:
         keep.append((qr[0], qr[1], qr[2] / 2 + 1, qr[2] / 2 + 1))
     step = 2 * half_mm + 2
@@ -323,7 +325,7 @@ def free_points(game: str, component: Component, pitch_mm: float, half_mm: float
     markers, QR code and edge: where something lying loose on the face (a token on a card) shows."""
     w, h = component.size_mm
     keep = [(x, y, size / 2 + 1) for x, y, size in _marker_boxes(game, component)]
-    qr = _qr_box(game, component)
+    qr = qr_box(game, component)
     if qr is not None:
         keep.append((qr[0], qr[1], qr[2] / 2))
     edge = half_mm + BLUR_MM  # the face's own edge against the table is busy
