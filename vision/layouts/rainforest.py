@@ -79,6 +79,8 @@ TOKEN_SLOT_RATIO = 2.5
 OVER_CODE_RATIO = 1.45
 #: The probe square on a code (half its side, mm): well inside the code and its quiet zone.
 CODE_PROBE_HALF_MM = 8.0
+#: The bonus tokens: they lie anywhere on a tile, not in a slot.
+BONUS_KINDS = ("protected_area", "diversity")
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -284,7 +286,7 @@ def read(view: TableView) -> LayoutResult:
         report("layout/loose", token, "lies on no tile, reserve or zone")
 
     # Protected-area and diversity tokens: on a tile, or in the supply.
-    for bonus in view.of_kind("protected_area", "diversity"):
+    for bonus in view.of_kind(*BONUS_KINDS):
         tile = holder(tiles_placed, bonus.centre_mm)
         if tile is not None:
             placed.append(Placed(Placement(bonus.component.id, tile_area[tile.component.id], None, 0, True, tile.component.id), bonus))
@@ -355,33 +357,27 @@ def _bonus_faces() -> tuple[tuple[float, float], ...]:
     return tuple(sorted({c.size_mm for c in index.values() if c.kind in BONUS_KINDS}))
 
 
-BONUS_KINDS = ("protected_area", "diversity")
-
-
 def _covered_codes(view: TableView, tiles: list[Located]) -> tuple[LookAgain, ...]:
     """Places to look again for a bonus token: placed tiles whose QR code was not read and
     looks clearly busier than the photo's other tile codes (``OVER_CODE_RATIO``), with no
     token read on it. A token laid over a tile's code is where players put it out of the
     slots' way, and blur may leave it neither a decoded tag nor a quad."""
-    if view.texture is None or len(tiles) < 3:
+    codes = [(t, box) for t in tiles for box in (qr_box(view.game, t.component),) if box is not None]
+    if view.texture is None or len(codes) < 3 or all("qr" in t.source for t, _ in codes):
         return ()
-    boxes = [(t, box[0], box[1], CODE_PROBE_HALF_MM) for t in tiles for box in (qr_box(view.game, t.component),) if box is not None]
-    if len(boxes) < 3:
-        return ()
-    values = probe_all(view.texture, table_squares(boxes))
+    values = probe_all(view.texture, table_squares([(t, x, y, CODE_PROBE_HALF_MM) for t, (x, y, _) in codes]))
     median = float(np.median(values))
     if median <= 0:
         return ()
     tokens = np.array([t.centre_mm for t in view.of_kind("token", *BONUS_KINDS)]).reshape(-1, 2)
     again = []
-    for (tile, x, y, _), value in zip(boxes, values):
+    for (tile, (x, y, side)), value in zip(codes, values):
         if "qr" in tile.source or value <= OVER_CODE_RATIO * median:
             continue
         centre = table_points(tile, ((x, y),))[0]
-        reach = qr_box(view.game, tile.component)[2] / 2  # type: ignore[index]
-        if len(tokens) and float(np.hypot(*(tokens - centre).T).min()) < reach:
+        if len(tokens) and float(np.hypot(*(tokens - centre).T).min()) < side / 2:
             continue  # a token read there already
-        again += [LookAgain((float(centre[0]), float(centre[1])), face, reach, kinds=BONUS_KINDS) for face in _bonus_faces()]
+        again += [LookAgain((float(centre[0]), float(centre[1])), face, side / 2, kinds=BONUS_KINDS) for face in _bonus_faces()]
     return tuple(again)
 
 
