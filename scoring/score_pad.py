@@ -1,0 +1,69 @@
+"""A game's score pad: its scoring categories in the rulebook's order and words.
+
+The score sheet's lines carry rule keys (``animals``, ``black_hole_card``); players read a
+pad with one row per category, named as the rulebook names it. Which keys exist, their
+order and their words are game data (``scoring/data/<game>/score_pad.toml``), so a
+translation or a corrected word needs no code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from .catalog import read_data
+from .model import CatalogError
+
+
+@dataclass(frozen=True, slots=True)
+class Category:
+    """One row of the pad: the sheet's rule key and the rulebook's words for it."""
+
+    rule: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScorePad:
+    """The rows of a game's pad, and the scorers that are not players (a solo opponent)."""
+
+    game: str
+    categories: tuple[Category, ...]
+    neutral: tuple[tuple[str, str], ...] = ()
+    """(player id, name) of scorers that are part of the game, not people at the table."""
+
+    def label(self, rule: str) -> str:
+        """The rulebook's words for a rule key; an unknown key in plain words as a fallback."""
+        for c in self.categories:
+            if c.rule == rule:
+                return c.label
+        return rule.replace("_", " ").capitalize()
+
+    def order(self, rule: str) -> int:
+        for i, c in enumerate(self.categories):
+            if c.rule == rule:
+                return i
+        return len(self.categories)
+
+    def neutral_name(self, player: str) -> str | None:
+        return dict(self.neutral).get(player)
+
+
+@cache
+def score_pad(game_id: str) -> ScorePad:
+    """The pad of a game, read once from its data file."""
+    doc: Any = read_data(game_id, "score_pad.toml")
+    rows = doc.get("category") if isinstance(doc, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise CatalogError(f"{game_id}/score_pad.toml: no [[category]] rows")
+    categories = []
+    for i, row in enumerate(rows):
+        rule, label = row.get("rule"), row.get("label")
+        if not isinstance(rule, str) or not isinstance(label, str) or not rule or not label:
+            raise CatalogError(f"{game_id}/score_pad.toml: category {i + 1} needs a rule and a label")
+        categories.append(Category(rule, label))
+    neutral = doc.get("neutral", {})
+    if not isinstance(neutral, dict) or not all(isinstance(v, str) for v in neutral.values()):
+        raise CatalogError(f"{game_id}/score_pad.toml: [neutral] maps player ids to names")
+    return ScorePad(game_id, tuple(categories), tuple(neutral.items()))
