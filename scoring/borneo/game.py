@@ -89,6 +89,7 @@ class Area(enum.Enum):
 _PLAYER_AREAS = frozenset({Area.HAND, Area.EARNED})
 
 
+@functools.lru_cache(maxsize=1024)
 def split_area(area: str) -> tuple[Area, str | None] | None:
     """``earned:red`` -> (Area.EARNED, "red"); None for an area this game does not have."""
     kind, sep, arg = area.partition(":")

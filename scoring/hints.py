@@ -1,0 +1,338 @@
+"""Hints for the piece in hand: every legal place with its points, and why the others are refused.
+
+The engine decides nothing itself. A game's hint module (``scoring/<game>/hints.py``) only
+proposes places for a component; each proposal becomes a move that the game's own
+``violations`` judges, and its points are the difference of the player's score sheets
+before and after. So a hint can never disagree with ``companion check`` or the score pad.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Protocol
+
+from .model import BoardState, ComponentId, Game, Placement, PlayerId, ScoreSheet, ScoringError, Violation
+from .registry import find_game
+from .state import cell_to_json
+
+
+class HintError(ScoringError):
+    """A hint question that cannot be answered: unknown component, player or place."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One component's placement after a move; ``to`` is None when it leaves the table."""
+
+    component: ComponentId
+    to: Placement | None
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where the piece in hand goes, as the whole move it makes on the table.
+
+    ``changes`` starts with the piece itself; further changes are what the rules make
+    the same move do (a drafted figure, an earned card, a completed tile locked in).
+    """
+
+    key: str
+    """Stable id of the place within one question, e.g. ``park:red (2,-1) r1``."""
+    label: str
+    """What a player reads: ``(2, -1), roads E S``."""
+    changes: tuple[Change, ...]
+    extras: tuple[tuple[str, Any], ...] = ()
+    """``extras`` keys the move sets on the state after it (the active player, claims...)."""
+
+    @property
+    def placement(self) -> Placement | None:
+        return self.changes[0].to if self.changes else None
+
+
+@dataclass(frozen=True, slots=True)
+class Gain:
+    """The change of one score-sheet rule for the player; ``points`` may be negative."""
+
+    rule: str
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Spot:
+    """A legal place with the points it is worth now."""
+
+    place: Place
+    gains: tuple[Gain, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A place the rules forbid, with every rule it breaks in the rulebook's words."""
+
+    place: Place
+    violations: tuple[Violation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MarketChoice:
+    """Something the player may take from the market or piles, ranked by its best spot."""
+
+    component: ComponentId
+    best: Spot | None
+    reason: str
+    take: tuple[Change, ...] = ()
+    """What taking it changes besides the piece (a figure's step, a refill)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hints:
+    """The answer to "where can this go?" for one component and one player."""
+
+    game: str
+    player: PlayerId
+    component: ComponentId
+    before: BoardState
+    """The table with the piece in the player's hand: every spot is a move from here."""
+    spots: tuple[Spot, ...]
+    """Legal places, best first."""
+    refused: tuple[Refusal, ...] = ()
+
+    @property
+    def best(self) -> Spot | None:
+        return self.spots[0] if self.spots else None
+
+
+class GameHints(Protocol):
+    """What a game's hint module provides: a hand, candidate places and market takes."""
+
+    def in_hand(self, state: BoardState, component: str, player: str) -> BoardState:
+        """The table with ``component`` in ``player``'s hand; HintError when it cannot be held."""
+
+    def places(self, before: BoardState, component: str, player: str) -> Iterable[Place]:
+        """Every place that might be legal (a superset: the rules judge each one)."""
+
+    def place_for(self, before: BoardState, component: str, player: str, where: Mapping[str, Any]) -> Place:
+        """The place a player points at (JSON fields of a placement); HintError when malformed."""
+
+    def market(self, state: BoardState, player: str, hints: HintFinder) -> Iterable[MarketChoice]:
+        """Market or pile choices, each with its best spot (empty for games without one)."""
+
+
+class HintFinder(Protocol):
+    def __call__(self, state: BoardState, component: str, player: str) -> Hints: ...
+
+
+_HINT_MODULES: dict[str, str] = {
+    "habitats": "scoring.habitats.hints",
+    "borneo": "scoring.borneo.hints",
+    "rainforest": "scoring.rainforest.hints",
+    "biomos": "scoring.biomos.hints",
+    "phylo": "scoring.phylo.hints",
+}
+
+
+@cache
+def game_hints(game_id: str) -> GameHints:
+    """The hint module of a game (``HINTS`` in ``scoring/<game>/hints.py``)."""
+    if game_id not in _HINT_MODULES:
+        raise HintError(f"no hints for game {game_id!r}")
+    return importlib.import_module(_HINT_MODULES[game_id]).HINTS  # type: ignore[no-any-return]
+
+
+# -- moves and points ----------------------------------------------------------------
+
+
+def apply_place(before: BoardState, place: Place) -> BoardState:
+    """The table after the move of ``place``: changed components replaced in order, new ones appended."""
+    changed = {c.component: c.to for c in place.changes}
+    placements: list[Placement] = []
+    for p in before.placements:
+        if p.component in changed:
+            to = changed.pop(p.component)
+            if to is not None:
+                placements.append(to)
+        else:
+            placements.append(p)
+    placements.extend(to for c in place.changes if (to := changed.get(c.component)) is not None)
+    extras = dict(before.extras)
+    extras.update(place.extras)
+    return BoardState(before.game, before.players, tuple(placements), before.options, extras, before.unknown)
+
+
+def gains_between(before: ScoreSheet, after: ScoreSheet, player: str) -> tuple[tuple[Gain, ...], int]:
+    """Per rule, the change of ``player``'s points from one sheet to the other (zero changes left out)."""
+    b = before.score_of(player).by_rule()
+    a = after.score_of(player).by_rule()
+    gains = tuple(
+        Gain(rule, a.get(rule, 0) - b.get(rule, 0))
+        for rule in dict.fromkeys([*b, *a])
+        if a.get(rule, 0) != b.get(rule, 0)
+    )
+    return gains, after.score_of(player).total - before.score_of(player).total
+
+
+def judge(game: Game, before: BoardState, place: Place) -> tuple[Violation, ...]:
+    """Every rule the place breaks: the game's own move check, nothing else."""
+    return game.violations(before, apply_place(before, place))
+
+
+def _spot(game: Game, before: BoardState, base: ScoreSheet, place: Place, player: str) -> Spot:
+    after = apply_place(before, place)
+    gains, total = gains_between(base, game.score_sheet(after), player)
+    return Spot(place, gains, total)
+
+
+def find_hints(state: BoardState, component: str, player: str, *, with_refused: bool = False) -> Hints:
+    """Every legal place for ``component`` in ``player``'s hand, best first, with its points."""
+    game = find_game(state.game)
+    rules = game_hints(state.game)
+    if component not in game.component_index:
+        raise HintError(f"unknown component {component!r} for {game.name}")
+    state.player(player)  # raises StateError for a stranger
+    before = rules.in_hand(state, component, player)
+    base = game.score_sheet(before)
+    spots: list[Spot] = []
+    refused: list[Refusal] = []
+    seen: set[str] = set()
+    for place in rules.places(before, component, player):
+        if place.key in seen:
+            continue
+        seen.add(place.key)
+        found = judge(game, before, place)
+        if found:
+            if with_refused:
+                refused.append(Refusal(place, found))
+            continue
+        spots.append(_spot(game, before, base, place, player))
+    spots.sort(key=lambda s: (-s.total, s.place.key))
+    return Hints(game.id, PlayerId(player), ComponentId(component), before, tuple(spots), tuple(refused))
+
+
+def market_choices(state: BoardState, player: str) -> tuple[MarketChoice, ...]:
+    """What ``player`` may take from the market or piles, best spot first, none-legal last."""
+    state.player(player)
+    choices = game_hints(state.game).market(state, player, find_hints)
+    return tuple(
+        sorted(choices, key=lambda c: (c.best is None, -(c.best.total if c.best else 0), c.component))
+    )
+
+
+def explain(state: BoardState, component: str, player: str, where: Mapping[str, Any]) -> Refusal | Spot:
+    """The verdict on one place a player points at: its points, or every rule that forbids it."""
+    game = find_game(state.game)
+    rules = game_hints(state.game)
+    if component not in game.component_index:
+        raise HintError(f"unknown component {component!r} for {game.name}")
+    state.player(player)
+    before = rules.in_hand(state, component, player)
+    place = rules.place_for(before, component, player, where)
+    found = judge(game, before, place)
+    if found:
+        return Refusal(place, found)
+    return _spot(game, before, game.score_sheet(before), place, player)
+
+
+# -- JSON -------------------------------------------------------------------------------
+
+
+def placement_to_json(p: Placement) -> dict[str, Any]:
+    out: dict[str, Any] = {"component": p.component, "area": p.area}
+    if p.cell is not None:
+        out["cell"] = cell_to_json(p.cell)
+    if p.rotation:
+        out["rotation"] = p.rotation
+    if not p.face_up:
+        out["face_up"] = False
+    if p.on is not None:
+        out["on"] = p.on
+    if p.slot is not None:
+        out["slot"] = p.slot
+    return out
+
+
+def place_to_json(place: Place) -> dict[str, Any]:
+    return {
+        "key": place.key,
+        "label": place.label,
+        "placement": placement_to_json(place.placement) if place.placement else None,
+        "changes": [
+            {"component": c.component, "to": placement_to_json(c.to) if c.to else None} for c in place.changes
+        ],
+        "extras": dict(place.extras),
+    }
+
+
+def spot_to_json(spot: Spot) -> dict[str, Any]:
+    return {
+        **place_to_json(spot.place),
+        "legal": True,
+        "total": spot.total,
+        "gains": [{"rule": g.rule, "points": g.points} for g in spot.gains],
+    }
+
+
+def refusal_to_json(refusal: Refusal) -> dict[str, Any]:
+    return {**place_to_json(refusal.place), "legal": False, "violations": [v.to_dict() for v in refusal.violations]}
+
+
+def hints_to_json(hints: Hints) -> dict[str, Any]:
+    """The documented JSON of docs/hints.md."""
+    return {
+        "game": hints.game,
+        "player": hints.player,
+        "component": hints.component,
+        "best": hints.best.total if hints.best else None,
+        "spots": [spot_to_json(s) for s in hints.spots],
+        "refused": [refusal_to_json(r) for r in hints.refused],
+    }
+
+
+def market_to_json(choices: Iterable[MarketChoice]) -> list[dict[str, Any]]:
+    return [
+        {
+            "component": m.component,
+            "best": spot_to_json(m.best) if m.best else None,
+            "reason": m.reason,
+            "take": [{"component": c.component, "to": placement_to_json(c.to) if c.to else None} for c in m.take],
+        }
+        for m in choices
+    ]
+
+
+# -- helpers for the game modules ------------------------------------------------------
+
+
+def moved(p: Placement, **fields: Any) -> Placement:
+    """A copy of a placement with some fields replaced (Placement is a frozen slots dataclass)."""
+    values = {name: getattr(p, name) for name in Placement.__dataclass_fields__}
+    values.update(fields)
+    return Placement(**values)
+
+
+def without(state: BoardState, components: Sequence[str]) -> BoardState:
+    """The state with some components taken off the table."""
+    gone = set(components)
+    return BoardState(
+        state.game,
+        state.players,
+        tuple(p for p in state.placements if p.component not in gone),
+        state.options,
+        state.extras,
+        state.unknown,
+    )
+
+
+def where_field(where: Mapping[str, Any], name: str, kind: type | tuple[type, ...], *, required: bool = True) -> Any:
+    """One field of a pointed-at place, type-checked; HintError names it when wrong."""
+    if name not in where or where[name] is None:
+        if required:
+            raise HintError(f"place: missing {name!r}")
+        return None
+    value = where[name]
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        raise HintError(f"place: {name!r} has the wrong type ({value!r})")
+    return value
