@@ -109,6 +109,9 @@ class Hints:
 class GameHints(Protocol):
     """What a game's hint module provides: a hand, candidate places and market takes."""
 
+    def holdable(self, state: BoardState, player: str) -> tuple[str, ...]:
+        """What the player could hold now: their hand, the market, the piles (for the list to pick from)."""
+
     def in_hand(self, state: BoardState, component: str, player: str) -> BoardState:
         """The table with ``component`` in ``player``'s hand; HintError when it cannot be held."""
 
@@ -210,6 +213,12 @@ def find_hints(state: BoardState, component: str, player: str, *, with_refused: 
         spots.append(_spot(game, before, base, place, player))
     spots.sort(key=lambda s: (-s.total, s.place.key))
     return Hints(game.id, PlayerId(player), ComponentId(component), before, tuple(spots), tuple(refused))
+
+
+def holdable(state: BoardState, player: str) -> tuple[str, ...]:
+    """The components ``player`` could ask about now, for a list to pick from."""
+    state.player(player)
+    return game_hints(state.game).holdable(state, player)
 
 
 def market_choices(state: BoardState, player: str) -> tuple[MarketChoice, ...]:

@@ -78,6 +78,11 @@ def _with_claims(before: BoardState, player: str, place: Place) -> Iterator[Plac
 
 
 class BiomosHints:
+    def holdable(self, state: BoardState, player: str) -> tuple[str, ...]:
+        """The face-up centre tokens (and a solo game's drawn tokens)."""
+        areas = (Area.CENTRE.value, Area.DRAWN.value)
+        return tuple(p.component for a in areas for p in state.in_area(a) if GAME.catalog.token(p.component))
+
     def in_hand(self, state: BoardState, component: str, player: str) -> BoardState:
         if GAME.catalog.token(component) is None:
             raise HintError(f"{component} is not a terrain token: a turn places one terrain token")

@@ -84,6 +84,10 @@ def tile_place(player: str, tile: str, area: str, slot: str, rotation: int, card
 
 
 class BorneoHints:
+    def holdable(self, state: BoardState, player: str) -> tuple[str, ...]:
+        """The tiles in the player's hand."""
+        return tuple(p.component for p in state.in_area(f"{Area.HAND.value}:{player}") if p.component in GAME.catalog.tiles)
+
     def in_hand(self, state: BoardState, component: str, player: str) -> BoardState:
         _tile(component)
         where = state.placement_of(component)

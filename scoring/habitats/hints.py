@@ -52,6 +52,14 @@ def park_place(player: str, component: str, cell: GridCell, rotation: int) -> Pl
 class HabitatsHints:
     """Candidate park cells: every empty cell beside the park, in each distinct road orientation."""
 
+    def holdable(self, state: BoardState, player: str) -> tuple[str, ...]:
+        """The market's tiles; without a market on the table, every tile of the stock."""
+        market = [p.component for p in state.in_area(MARKET) if GAME.catalog.tile(p.component) is not None]
+        if market:
+            return tuple(market)
+        on_table = {p.component for p in state.placements}
+        return tuple(t.id for t in GAME.catalog.tiles if t.id not in on_table)
+
     def in_hand(self, state: BoardState, component: str, player: str) -> BoardState:
         _park_tile(component)
         where = state.placement_of(component)

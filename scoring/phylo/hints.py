@@ -20,6 +20,11 @@ from .table import affected_by, build_table, cells_in_reach, fmt, neighbours, ow
 TABLE = "table"
 
 
+def _leaving(state: BoardState, card: str) -> list[Change]:
+    """A species leaving the table takes the events lying on it along."""
+    return [Change(ComponentId(card), None), *(Change(p.component, None) for p in state.placements if p.on == card)]
+
+
 def _facings(state: BoardState) -> list[int]:
     return [r for r in range(4) if owner_of(state, r) is not None]
 
@@ -32,7 +37,7 @@ def _species_place(state: BoardState, card: str, player: str, cell: tuple[int, i
     label = f"{fmt(cell)}, facing {owner}"
     key = f"{cell[0]},{cell[1]} r{rotation}"
     if replaces is not None:
-        changes.append(Change(ComponentId(replaces), None))
+        changes += _leaving(state, replaces)
         label += f", invading {replaces}"
         key += f" invades {replaces}"
     return Place(key, label, tuple(changes), (("active", player), ("events", [])))
@@ -51,7 +56,7 @@ def _event_place(state: BoardState, card: str, player: str, target: str) -> Plac
     if ev is not None and ev.effect is Effect.DISCARD and victim is not None:
         for cell in cells_in_reach(ev, victim.cell, list(table.cards)):
             if affected_by(ev, table.cards[cell]):
-                changes.append(Change(ComponentId(table.cards[cell].id), None))
+                changes += _leaving(state, table.cards[cell].id)
     where = fmt(victim.cell) if victim is not None else "?"
     return Place(
         f"event on {target}",
@@ -62,6 +67,18 @@ def _event_place(state: BoardState, card: str, player: str, target: str) -> Plac
 
 
 class PhyloHints:
+    def holdable(self, state: BoardState, player: str) -> tuple[str, ...]:
+        """The player's hand; without one on record, every species and event card not yet played."""
+        cat = GAME.catalog
+        hand = [p.component for p in state.in_area(f"hand:{player}")]
+        if hand:
+            return tuple(hand)
+        seen = {p.component for p in state.placements}
+        return tuple(
+            c.id for c in GAME.components()
+            if c.id not in seen and cat.kind_of(c.id) in (CardKind.SPECIES, CardKind.EVENT)
+        )
+
     def in_hand(self, state: BoardState, component: str, player: str) -> BoardState:
         kind = GAME.catalog.kind_of(component)
         if kind not in (CardKind.SPECIES, CardKind.EVENT):

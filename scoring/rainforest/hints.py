@@ -99,6 +99,14 @@ def _tile_places(state: BoardState, component: str, player: str) -> Iterator[Pla
 
 
 class RainforestHints:
+    def holdable(self, state: BoardState, player: str) -> tuple[str, ...]:
+        """The zones' top tiles and species tokens."""
+        cat = GAME.catalog
+        return tuple(
+            p.component for p in state.placements
+            if p.area.startswith("zone:") and (p.component in cat.tiles or p.component in cat.tokens)
+        )
+
     def in_hand(self, state: BoardState, component: str, player: str) -> BoardState:
         cat = GAME.catalog
         if component not in cat.tiles and component not in cat.tokens:
