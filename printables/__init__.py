@@ -17,7 +17,7 @@ from scoring.model import Component, UnknownGameError
 from scoring.registry import find_game
 
 from .faces import game_title, render_face
-from .sheets import PAPERS, Section, draw_page, layout_pages, section_for, section_of
+from .sheets import PAPERS, Section, SheetStyle, draw_page, layout_pages, section_for, section_of
 from .stickers import (
     LABEL_FAMILIES,
     LABEL_LAYOUTS,
@@ -32,6 +32,7 @@ PAPER_CHOICES = ("a4", "letter")
 #: Names of the supported label layouts (see ``printables.stickers.LABEL_LAYOUTS``).
 LABEL_SHEETS = tuple(LABEL_LAYOUTS)
 MAX_BLEED_MM = 5.0
+MAX_GUTTER_MM = 10.0
 CHUNK_BYTES = 64 * 1024
 
 __all__ = [
@@ -83,6 +84,18 @@ def _check_args(
     return names
 
 
+def _style(gutter_mm: float, fold: bool, ink_saver: bool) -> SheetStyle:
+    """The sheet options checked: a gutter within 0..MAX_GUTTER_MM, two flags."""
+    if isinstance(gutter_mm, bool) or not isinstance(gutter_mm, (int, float)) or not math.isfinite(gutter_mm):
+        raise PrintError(f"gutter_mm must be a number, got {gutter_mm!r}")
+    if not 0 <= gutter_mm <= MAX_GUTTER_MM:
+        raise PrintError(f"gutter_mm must be within 0..{MAX_GUTTER_MM:g} mm, got {gutter_mm:g}")
+    for name, flag in (("fold", fold), ("ink_saver", ink_saver)):
+        if not isinstance(flag, bool):
+            raise PrintError(f"{name} must be true or false, got {flag!r}")
+    return SheetStyle(float(gutter_mm), fold, ink_saver)
+
+
 def _sections(what: str) -> tuple[Section, ...]:
     if what == "all":
         return tuple(Section)
@@ -98,9 +111,13 @@ def pdf_for_components(
     bleed_mm: float = 0.0,
     start_label: int = 1,
     label_sheet: str | None = None,
+    gutter_mm: float = 0.0,
+    fold: bool = False,
+    ink_saver: bool = False,
 ) -> bytes:
     """The PDF for an explicit component list (``build_pdf`` passes the game's whole catalog)."""
     sheet_names = _check_args(what, paper, bleed_mm, start_label, label_sheet)
+    style = _style(gutter_mm, fold, ink_saver)
     title = game_title(game_id)
     out = io.BytesIO()
     canvas = Canvas(out, pagesize=(1, 1), invariant=True, pageCompression=1)
@@ -134,10 +151,10 @@ def pdf_for_components(
             canvas.showPage()
     else:
         paper_def = PAPERS[paper]
-        pages = layout_pages(game_id, components, _sections(what), paper_def, float(bleed_mm))
+        pages = layout_pages(game_id, components, _sections(what), paper_def, float(bleed_mm), style)
         for number, page in enumerate(pages, start=1):
             canvas.setPageSize((paper_def.w * 72 / 25.4, paper_def.h * 72 / 25.4))
-            draw_page(canvas, game_id, page, paper_def, float(bleed_mm), number)
+            draw_page(canvas, game_id, page, paper_def, float(bleed_mm), number, style)
             canvas.showPage()
         if not pages:
             canvas.setPageSize((paper_def.w * 72 / 25.4, paper_def.h * 72 / 25.4))
@@ -163,13 +180,23 @@ def build_pdf(
     bleed_mm: float = 0.0,
     start_label: int = 1,
     label_sheet: str | None = None,
+    gutter_mm: float = 0.0,
+    fold: bool = False,
+    ink_saver: bool = False,
 ) -> bytes:
-    """The print-ready PDF of a game's edition (``what="all"``: every tile, card, token and board)."""
+    """The print-ready PDF of a game's edition (``what="all"``: every tile, card, token and board).
+
+    Cards and other same-size rectangles come in grids with shared cut lines (``gutter_mm``
+    spaces them); ``fold`` prints two-sided faces as fold-and-glue pairs instead of duplex
+    back pages; ``ink_saver`` prints white faces with coloured bands.
+    """
     _check_args(what, paper, bleed_mm, start_label, label_sheet)
+    _style(gutter_mm, fold, ink_saver)
     gid = _game_id(game_id)
     components = find_game(gid).components()
     return pdf_for_components(
-        gid, components, what=what, paper=paper, bleed_mm=bleed_mm, start_label=start_label, label_sheet=label_sheet
+        gid, components, what=what, paper=paper, bleed_mm=bleed_mm, start_label=start_label, label_sheet=label_sheet,
+        gutter_mm=gutter_mm, fold=fold, ink_saver=ink_saver,
     )
 
 
@@ -181,14 +208,19 @@ def iter_pdf(
     bleed_mm: float = 0.0,
     start_label: int = 1,
     label_sheet: str | None = None,
+    gutter_mm: float = 0.0,
+    fold: bool = False,
+    ink_saver: bool = False,
 ) -> Iterator[bytes]:
     """The same PDF as ``build_pdf`` in chunks for streaming; bad arguments raise before the first chunk."""
     _check_args(what, paper, bleed_mm, start_label, label_sheet)
+    _style(gutter_mm, fold, ink_saver)
     gid = _game_id(game_id)
 
     def chunks() -> Iterator[bytes]:
         data = build_pdf(
-            gid, what=what, paper=paper, bleed_mm=bleed_mm, start_label=start_label, label_sheet=label_sheet
+            gid, what=what, paper=paper, bleed_mm=bleed_mm, start_label=start_label, label_sheet=label_sheet,
+            gutter_mm=gutter_mm, fold=fold, ink_saver=ink_saver,
         )
         for i in range(0, len(data), CHUNK_BYTES):
             yield data[i : i + CHUNK_BYTES]

@@ -403,15 +403,48 @@ def space_items(space: Space, colour: str, ink: str) -> tuple[Item, ...]:
     return (outline, label) if name else (outline,)
 
 
-def back_face(game_id: str, c: Component) -> Face:
-    """A card's back: the game's name and the back text on a darker shade, and the kind's back tag.
+#: The back of a deck whose cards differ in colour: one neutral colour per game, so a
+#: face-down stack tells nothing about what lies under it.
+NEUTRAL_BACK = "#33473a"
 
-    Backs carry no QR code and no card's own tag on purpose: a face-down card is hidden
-    information. The back tag (``back_tag`` in markers.toml) is the same on every back of the
-    kind, so the scanner sees "a face-down card" without learning which one.
+
+@lru_cache(maxsize=64)
+def _deck_colours(game_id: str) -> Mapping[str, str]:
+    """``back text -> colour`` for decks whose every card shares one face colour.
+
+    A deck is every component printing the same back text, whatever its kind (PHYLO shuffles
+    species and event cards into one deck).
+
+    Such a deck is a pile the rules keep apart by colour anyway (Rainforest's coloured
+    piles, Biomos's basic and giant biome decks), so its back may show that colour; every
+    other deck gets ``NEUTRAL_BACK``.
+    """
+    try:
+        components = find_game(game_id).components()
+    except (UnknownGameError, ImportError, AttributeError, TypeError):
+        return {}
+    colours: dict[str, set[str]] = {}
+    for c in components:
+        if c.back is not None:
+            colours.setdefault(c.back, set()).add(c.colour.lower())
+    return {deck: next(iter(cs)) for deck, cs in colours.items() if len(cs) == 1}
+
+
+def back_colour(game_id: str, c: Component) -> str:
+    """The colour of every back of ``c``'s deck (the same for each card of the deck)."""
+    return shade(_deck_colours(game_id).get(c.back or "", NEUTRAL_BACK), 0.55)
+
+
+def back_face(game_id: str, c: Component) -> Face:
+    """A card's back: the game's name and the back text, and the kind's back tag.
+
+    A back depends only on the game, the kind, the size and the back text: never on the
+    card's own colour, name or tag, because a face-down card is hidden information. The back
+    tag (``back_tag`` in markers.toml) is the same on every back of the kind, so the scanner
+    sees "a face-down card" without learning which one.
     """
     w, h = c.size_mm
-    colour = shade(c.colour, 0.55)
+    colour = back_colour(game_id, c)
     ink = ink_on(colour)
     inset = min(w, h) * 0.08
     items: list[Item] = [Rect(inset, inset, w - 2 * inset, h - 2 * inset, stroke=ink, line_mm=0.5)]
@@ -430,10 +463,43 @@ def back_face(game_id: str, c: Component) -> Face:
     return Face(w, h, c.shape, colour, tuple(items))
 
 
+def ink_saving(face: Face, colour: str) -> Face:
+    """The face on white paper: the background colour becomes a band inside the trim, text turns black.
+
+    Markers keep their black on white; board spaces keep their light fill, which costs little ink.
+    """
+    band = 1.6
+    items: list[Item] = []
+    for item in face.items:
+        if isinstance(item, Text) and item.colour == WHITE:
+            item = Text(item.x, item.y, item.size, item.text, BLACK, item.bold, item.width)
+        elif isinstance(item, Rect) and item.stroke == WHITE:
+            item = Rect(item.x, item.y, item.w, item.h, item.fill, BLACK, item.line_mm)
+        items.append(item)
+    if face.shape is Shape.RECT:
+        frame: Item = Rect(band / 2, band / 2, face.w - band, face.h - band, stroke=colour, line_mm=band)
+    else:
+        frame = Poly(_outline_points(face), stroke=colour, line_mm=2 * band)
+    return Face(face.w, face.h, face.shape, WHITE, (frame, *items))
+
+
+def _outline_points(face: Face) -> Outline:
+    if face.shape is Shape.ROUND:
+        return tuple(
+            (face.w / 2 * (1 + math.cos(2 * math.pi * i / 48)), face.h / 2 * (1 + math.sin(2 * math.pi * i / 48)))
+            for i in range(48)
+        )
+    return tuple(outline_polygon(face.shape, face.w, face.h) or ())
+
+
 @lru_cache(maxsize=4096)
-def face_of(game_id: str, component: Component, back: bool = False) -> Face:
+def face_of(game_id: str, component: Component, back: bool = False, ink_saver: bool = False) -> Face:
     """The face description (cached: the printer and the scene renderer ask many times)."""
-    return back_face(game_id, component) if back else front_face(game_id, component)
+    if back:
+        face = back_face(game_id, component)
+        return ink_saving(face, face.background) if ink_saver else face
+    face = front_face(game_id, component)
+    return ink_saving(face, component.colour) if ink_saver else face
 
 
 @lru_cache(maxsize=16)

@@ -14,7 +14,7 @@ from reportlab.pdfgen.canvas import Canvas
 from scoring.markers import outline_polygon
 from scoring.model import Shape
 
-from .faces import FONT, FONT_BOLD, PT_PER_MM, Face, Poly, Rect, Symbol, Text, rgb
+from .faces import FONT, FONT_BOLD, PT_PER_MM, Face, Poly, Rect, Symbol, Text, rgb, text_width
 from .symbols import dark_runs
 
 CUT_GREY = "#8c8c8c"
@@ -142,9 +142,46 @@ def draw_text(canvas: Canvas, t: Text, x: float, y: float) -> None:
 
 
 def plain_text(canvas: Canvas, x: float, y: float, size: float, text: str, *, bold: bool = False,
-               colour: str = "#000000") -> None:
-    """Page furniture text (footers, captions) at baseline ``(x, y)``."""
+               colour: str = "#000000", knockout: bool = False) -> None:
+    """Page furniture text (footers, captions) at baseline ``(x, y)``; ``knockout`` clears crop marks behind it."""
+    if knockout:
+        _fill(canvas, "#ffffff")
+        canvas.rect(x - 0.8, y - size * 0.85, text_width(text, size, bold) + 1.6, size * 1.1, stroke=0, fill=1)
     draw_text(canvas, Text(x, y, size, text, colour, bold), 0.0, 0.0)
+
+
+def grid_marks(canvas: Canvas, xs: Sequence[float], ys: Sequence[float], box: tuple[float, float, float, float],
+               page: tuple[float, float], *, bleed: float) -> None:
+    """Full-length crop marks of a grid: every cut line drawn from the grid's edge to the page's edge.
+
+    They stay visible on the offcut strips after the first cuts, so every later cut has its line.
+    """
+    x0, y0, x1, y1 = box
+    gap = bleed + 0.8
+    _stroke(canvas, "#000000", HAIRLINE_MM * 1.5)
+    p = canvas.beginPath()
+    for x in xs:
+        p.moveTo(x, 0.0)
+        p.lineTo(x, y0 - gap)
+        p.moveTo(x, y1 + gap)
+        p.lineTo(x, page[1])
+    for y in ys:
+        p.moveTo(0.0, y)
+        p.lineTo(x0 - gap, y)
+        p.moveTo(x1 + gap, y)
+        p.lineTo(page[0], y)
+    canvas.drawPath(p, fill=0, stroke=1)
+
+
+def fold_line(canvas: Canvas, x0: float, x1: float, y: float) -> None:
+    """A dashed fold line across a fold-and-glue pair, with a short solid tick past each end."""
+    _stroke(canvas, "#555555", HAIRLINE_MM * 2)
+    canvas.saveState()
+    canvas.setDash(1.5, 1.0)
+    canvas.line(x0, y, x1, y)
+    canvas.restoreState()
+    canvas.line(x0 - 4.0, y, x0 - 1.0, y)
+    canvas.line(x1 + 1.0, y, x1 + 4.0, y)
 
 
 def cut_marks(canvas: Canvas, x: float, y: float, w: float, h: float, *, bleed: float, length: float) -> None:

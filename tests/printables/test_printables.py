@@ -128,13 +128,13 @@ def test_card_backs_mirror_their_fronts_for_long_edge_duplex() -> None:
     assert len(pages) == 2  # front page, then its back page
     fronts, backs = pages
     w = fronts.shape[1]
-    # the front card starts at the page margin (6 mm); its back ends 6 mm from the right edge
-    row = int(50 * PX_PER_MM)
+    # the back lies where the front's mirror image does: same distance from the other edge
+    row = int(150 * PX_PER_MM)
     front_cols = np.nonzero(fronts[row] < 200)[0]
     back_cols = np.nonzero(backs[row] < 200)[0]
-    assert front_cols.min() == pytest.approx(6 * PX_PER_MM, abs=2)
-    assert back_cols.max() == pytest.approx(w - 1 - 6 * PX_PER_MM, abs=2)
-    assert back_cols.min() == pytest.approx(w - (6 + 63) * PX_PER_MM, abs=2)
+    assert front_cols.max() - front_cols.min() == pytest.approx(63 * PX_PER_MM, abs=2)
+    assert back_cols.max() == pytest.approx(w - 1 - front_cols.min(), abs=2)
+    assert back_cols.min() == pytest.approx(w - 1 - front_cols.max(), abs=2)
 
 
 def test_stickers_start_at_the_requested_label() -> None:

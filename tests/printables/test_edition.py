@@ -1,0 +1,116 @@
+"""The print-and-play edition as a player gets it: 9 cards to a page, one back per deck, fold-and-glue, ink saving."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import cv2
+import numpy as np
+import pytest
+
+from printables import PrintError, build_pdf
+from printables.sheets import PAPERS, Section, SheetStyle, layout_pages
+from scoring.registry import find_game, game_ids
+
+from .decoding import page_images, scan
+
+DPI = 100
+PPM = DPI / 25.4
+
+
+def _pages(game: str, paper: str = "a4", style: SheetStyle | None = None):  # noqa: ANN202
+    comps = find_game(game).components()
+    return layout_pages(game, comps, tuple(Section), PAPERS[paper], 0.0, style)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("game", ["borneo", "biomos", "phylo"])
+def test_poker_cards_come_nine_to_a_page(game: str, paper: str) -> None:
+    """Every full page of cards holds 9, and the rendered first page shows 9 decodable card tags."""
+    card_pages = [p for p in _pages(game, paper) if p.section is Section.CARDS and not p.back]
+    assert card_pages
+    assert all(len(p.placed) <= 9 for p in card_pages)
+    assert sum(len(p.placed) == 9 for p in card_pages) >= len(card_pages) - 2  # one partial page per deck size
+    pdf = build_pdf(game, what="cards", paper=paper)
+    first = card_pages[0]
+    seen = {s.value for s in scan(pdf).tags if s.page == 0}
+    assert {p.component.tag for p in first.placed} <= seen
+    assert len(first.placed) == 9
+
+
+def test_grid_cards_share_their_cut_lines() -> None:
+    page = next(p for p in _pages("phylo") if p.section is Section.CARDS)
+    assert page.grid is not None
+    assert len(page.grid.xs) == 4 and len(page.grid.ys) == 4  # 3 x 3 cards: 4 cuts each way, shared
+    gutter = next(p for p in _pages("phylo", style=SheetStyle(gutter=3.0)) if p.section is Section.CARDS)
+    assert gutter.grid is not None and len(gutter.grid.xs) == 6
+
+
+def _crop(img: np.ndarray, x: float, y: float, w: float, h: float) -> np.ndarray:
+    inset = 2.0  # clear of the neighbours' anti-aliased edges
+    return img[round((y + inset) * PPM) : round((y + h - inset) * PPM), round((x + inset) * PPM) : round((x + w - inset) * PPM)]
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_backs_of_each_hidden_deck_are_identical(game: str) -> None:
+    """Crop every printed back out of the rendered PDF: the backs of one deck look the same."""
+    pages = _pages(game)
+    images = dict((i, img) for i, img, _ in page_images(build_pdf(game), DPI))
+    backs: dict[str, list[np.ndarray]] = defaultdict(list)
+    for i, page in enumerate(pages):
+        for p in page.placed:
+            if p.back:
+                backs[p.component.back or ""].append(_crop(images[i], p.x, p.y, p.w, p.h))
+    decks = {c.back for c in find_game(game).components() if c.back is not None}
+    assert set(backs) == decks
+    for deck, crops in backs.items():
+        first = crops[0].astype(int)
+        for crop in crops[1:]:
+            assert _difference(first, crop.astype(int)) < 2.5, deck  # placement rounding only: nothing tells backs apart
+
+
+def _difference(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean grey difference of two crops at their best alignment within a pixel (placement rounding),
+    softened first so that sub-pixel placement of anti-aliased edges does not count."""
+    a, b = (cv2.GaussianBlur(v.astype(np.float32), (0, 0), 1.5) for v in (a, b))
+    best = 255.0
+    h, w = min(a.shape[0], b.shape[0]) - 2, min(a.shape[1], b.shape[1]) - 2
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            best = min(best, float(np.abs(a[1 : 1 + h, 1 : 1 + w] - b[dy : dy + h, dx : dx + w]).mean()))
+    return best
+
+
+def test_fold_and_glue_puts_each_front_over_its_back() -> None:
+    pages = _pages("phylo", style=SheetStyle(fold=True))
+    card_pages = [p for p in pages if p.section is Section.CARDS]
+    assert card_pages and all(not p.back for p in card_pages)  # no duplex back pages
+    for page in card_pages:
+        fronts = [p for p in page.placed if not p.back]
+        for f in fronts:
+            back = next(b for b in page.placed if b.back and b.component == f.component)
+            assert back.x == f.x and back.y == pytest.approx(f.y + f.h)
+            assert pytest.approx(f.y + f.h) in page.fold
+    n = sum(len(p.placed) for p in card_pages) // 2
+    assert n == len([c for c in find_game("phylo").components() if c.back is not None])
+
+
+def test_ink_saver_prints_much_less_ink() -> None:
+    def ink(pdf: bytes) -> float:
+        return float(np.mean([255 - img.mean() for _, img, _ in page_images(pdf, 30)]))
+
+    full = ink(build_pdf("rainforest", what="tiles"))
+    saver = ink(build_pdf("rainforest", what="tiles", ink_saver=True))
+    assert saver < 0.6 * full
+    tags = {s.value for s in scan(build_pdf("rainforest", what="tiles", ink_saver=True)).tags}
+    assert tags >= {c.tag for c in find_game("rainforest").components() if c.kind == "tile"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"gutter_mm": -1}, "gutter_mm"), ({"gutter_mm": "2"}, "gutter_mm"), ({"fold": "yes"}, "fold"),
+     ({"ink_saver": 1}, "ink_saver")],
+)
+def test_bad_sheet_options_raise_print_error(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(PrintError, match=message):
+        build_pdf("phylo", **kwargs)  # type: ignore[arg-type]
