@@ -17,6 +17,8 @@ from scoring import ScoringError, find_game, games
 from scoring.model import BoardState, Game, ScoreSheet
 from scoring.state import cell_to_json
 
+from . import hints_cli
+
 EXIT_OK = 0
 EXIT_ILLEGAL = 1
 EXIT_BAD_INPUT = 2
@@ -285,6 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", help="game id, if the files do not say")
     p.add_argument("--json", action="store_true", help="print the violations as JSON")
     p.set_defaults(func=cmd_check)
+
+    hints_cli.add_parser(sub)  # companion hints STATE.json COMPONENT
 
     p = sub.add_parser("print", help="write print-and-play sheets or stickers as a PDF")
     p.add_argument("game")

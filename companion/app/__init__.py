@@ -63,12 +63,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     errors.init_app(app)
 
     from . import api, camera, history, pages, prints
+    from . import hints as hints_api
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(prints.bp)
     app.register_blueprint(camera.bp)
+    app.register_blueprint(hints_api.bp)
     camera.init_app(app)
     return app
 
