@@ -245,7 +245,7 @@ def render_scene(
     game_id: str,
     state: BoardState,
     *,
-    condition: str = "typical",
+    condition: str | Condition = "typical",
     resolution: tuple[int, int] = (1920, 1080),
     seed: int = 0,
     poses: Mapping[str, TablePose] | None = None,
@@ -256,7 +256,7 @@ def render_scene(
     supersample: int | None = None,
 ) -> Scene:
     """Photograph a board state on a table; ``extra`` adds loose components (duplicates, strays)."""
-    cond = CONDITIONS[condition]
+    cond = condition if isinstance(condition, Condition) else CONDITIONS[condition]
     rng = np.random.default_rng(seed)
     game = find_game(game_id)
     index = {c.id: c for c in game.components()}
@@ -470,7 +470,7 @@ def render_scene(
         tuple(sorted(hidden & {p.component for p in state.placements})),
         tuple(foreign_texts),
         Camera(cam.matrix / np.array([[ss], [ss], [1]]), cam.rotation, cam.translation, k1, height, tilt),
-        condition,
+        cond.name,
         seed,
         centres,
         data,
