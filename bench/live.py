@@ -7,6 +7,15 @@ drawn from, so a frame's round trip is the latency from its arrival to its overl
 
     python bench/live.py latency [--frames 60] [--game habitats]
     python bench/live.py soak [--minutes 10] [--fps 5] [--clients 2] [--cpus 0,1]
+    python bench/live.py hands [--games habitats,phylo] [--seeds 2] [--fps 8]
+
+``hands`` plays rendered frame sequences (the table still, a hand comes in, puts a
+component down and leaves, the table still again) through the live loop
+(``vision.live.LiveTable``) on one core, on a clock: frames arrive at ``--fps`` and a frame
+that arrives while the loop is busy is dropped, as a camera keeps only its newest. It
+counts proposals made while a hand was over the table (target 0), the time from the
+first frame with no hand to the proposal (target <= 1 s) and the cost of a frame of an
+unchanged still table (target <= 20 ms).
 
 Frames: the game's bundled sample photo plus rendered tables of two moves, cycled, so
 the server also compares states and checks moves as it would in play.
@@ -261,6 +270,89 @@ def _slope(points: list[tuple[float, float]]) -> float:
     return sum((t - mx) * (r - my) for t, r in points) / den if den else 0.0
 
 
+def hands(args: argparse.Namespace) -> dict[str, Any]:
+    """The live loop on filmed moves: proposals, latency and the cost of a still table."""
+    cv2 = _one_core()
+    sys.path.insert(0, str(ROOT / "bench"))
+    from make_samples import POSITIONS
+    from scoring import find_game
+    from vision import recognise
+    from vision.conditions import a_move, hand_sequence
+    from vision.live import LiveTable, TableStatus
+
+    rows = []
+    for game_id in args.games.split(","):
+        game = find_game(game_id)
+        for seed in range(args.seeds):
+            make, canonical = POSITIONS[game_id]
+            before, after = a_move(game_id, game.load_state(make()), seed=seed)
+            frames = hand_sequence(game_id, before, after, seed=100 + seed)
+            live = LiveTable(lambda im, g=game_id, p=after.players: recognise(im, g, players=p))
+            rows.append(_play(live, frames, 1.0 / args.fps, after, before, TableStatus, canonical))
+            shown = {k: v for k, v in rows[-1].items() if k != "unchanged_ms"}
+            print(json.dumps({"game": game_id, "seed": seed, **shown}), flush=True)
+    unchanged = sorted(t for r in rows for t in r.pop("unchanged_ms"))
+    latencies = [r["latency_ms"] for r in rows if r["latency_ms"] is not None]
+    del cv2
+    return {
+        "sequences": len(rows),
+        "fps": args.fps,
+        "proposals_with_hand": sum(r["proposals_with_hand"] for r in rows),
+        "moves_proposed": sum(1 for r in rows if r["latency_ms"] is not None),
+        "moves_read": sum(r["move_read"] for r in rows),
+        "latency_ms_max": max(latencies) if latencies else None,
+        "latency_ms_median": round(statistics.median(latencies)) if latencies else None,
+        "unchanged_frames": len(unchanged),
+        "unchanged_ms_median": round(statistics.median(unchanged), 2) if unchanged else None,
+        "unchanged_ms_p90": round(unchanged[int(0.9 * (len(unchanged) - 1))], 2) if unchanged else None,
+        "unchanged_ms_max": round(unchanged[-1], 2) if unchanged else None,
+    }
+
+
+def _one_core() -> Any:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    import cv2
+
+    cv2.setNumThreads(1)
+    return cv2
+
+
+def _play(live: Any, frames: Any, period: float, after: Any, before: Any, status: Any, canonical: Any) -> dict[str, Any]:
+    """Feed the frames on a clock; the loop sees only the newest frame when it is free."""
+    added = {p.component for p in after.placements} - {p.component for p in before.placements}
+    last_hand = max(i for i, f in enumerate(frames) if f.hand)
+    clear_at = (last_hand + 1) * period
+    clock, i = 0.0, 0
+    recognised_hands: list[bool] = []
+    out: dict[str, Any] = {"proposals_with_hand": 0, "latency_ms": None, "move_read": 0, "unchanged_ms": [],
+                           "fed": 0}
+    while i < len(frames):
+        clock = max(clock, i * period)
+        t = time.perf_counter()
+        step = live.feed(frames[i].image)
+        cost = time.perf_counter() - t
+        clock += cost
+        out["fed"] += 1
+        if step.status in (status.MOVING, status.CAMERA_MOVING, status.HANDS):
+            recognised_hands.clear()
+        if step.recognised:
+            recognised_hands.append(frames[i].hand)
+        if step.status is status.UNCHANGED:
+            out["unchanged_ms"].append(cost * 1000)
+        if step.is_new_proposal:
+            if any(recognised_hands) or frames[i].hand:
+                out["proposals_with_hand"] += 1
+            if i > last_hand and out["latency_ms"] is None:
+                out["latency_ms"] = round((clock - clear_at) * 1000)
+                got = {p.component: p for p in canonical(step.proposal.state).placements}
+                want = {p.component: p for p in canonical(after).placements}
+                out["move_read"] = int(all(got.get(c) == want[c] for c in added))
+            recognised_hands.clear()
+        i = max(i + 1, int(clock / period))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -277,8 +369,12 @@ def main() -> None:
         "--cpus", type=lambda v: {int(c) for c in v.split(",")}, default={0, 1},
         help="cores the server may use, e.g. 0 or 0,1",
     )
+    p = sub.add_parser("hands")
+    p.add_argument("--games", default="habitats,phylo,biomos,rainforest,borneo")
+    p.add_argument("--seeds", type=int, default=2)
+    p.add_argument("--fps", type=float, default=8.0, help="frames a second the camera sends")
     args = parser.parse_args()
-    result = latency(args) if args.what == "latency" else soak(args)
+    result = {"latency": latency, "soak": soak, "hands": hands}[args.what](args)
     print(json.dumps(result, indent=2))
 
 

@@ -424,3 +424,105 @@ def render_condition(game_id: str, state: BoardState, *, condition: str, resolut
         image, data = _encode(image, int(rng.integers(80, 92)))
         scene = replace(scene, image=image, jpeg=data, condition=condition)
     return HardScene(scene, others, tuple(curled))
+
+
+# -- a filmed move ---------------------------------------------------------------------------------
+
+
+def _arm(shape: tuple[int, int], tip: np.ndarray, root: np.ndarray, width: float) -> np.ndarray:
+    """Float mask (0..1) of a forearm from ``root`` (beyond the picture's edge) to a hand at ``tip``."""
+    h, w = shape
+    mask = np.zeros((h, w), np.uint8)
+    d = tip - root
+    d = d / (np.linalg.norm(d) + 1e-9)
+    n = np.array([-d[1], d[0]])
+    arm = np.array([root + n * width / 2, root - n * width / 2, tip - n * width * 0.55, tip + n * width * 0.55])
+    cv2.fillPoly(mask, [np.round(arm).astype(np.int32)], 255)
+    cv2.circle(mask, (round(tip[0]), round(tip[1])), round(width * 0.75), 255, -1)
+    for k in range(4):  # fingers
+        base = tip + n * width * (k - 1.5) * 0.35
+        end = base + d * width * (1.0 + 0.15 * (k % 2))
+        cv2.line(mask, (round(base[0]), round(base[1])), (round(end[0]), round(end[1])), 255, max(3, round(width * 0.2)))
+    return cv2.GaussianBlur(mask, (0, 0), 2).astype(np.float32) / 255.0
+
+
+def _with_hand(image: np.ndarray, tip: np.ndarray, root: np.ndarray, width: float,
+               rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """The photo with a hand and forearm over it, casting a soft shadow on the table (and
+    whether any of the arm is in the picture)."""
+    h, w = image.shape[:2]
+    arm = _arm((h, w), tip, root, width)
+    shadow = cv2.GaussianBlur(np.roll(arm, (round(0.02 * h), round(0.015 * w)), axis=(0, 1)), (0, 0), 0.01 * w)
+    out = image.astype(np.float32) * (1 - 0.45 * shadow[..., None])
+    yy = np.linspace(0.85, 1.1, h, dtype=np.float32)[:, None, None]
+    skin = np.array([110, 145, 200], np.float32) * yy * rng.uniform(0.9, 1.05)
+    a = arm[..., None]
+    return np.clip(out * (1 - a) + skin * a, 0, 255).astype(np.uint8), bool((arm > 0.1).any())
+
+
+def _camera_noise(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    noisy = image.astype(np.float32) + rng.normal(0, 1.5, image.shape).astype(np.float32)
+    return _encode(np.clip(noisy, 0, 255).astype(np.uint8), 90)[0]
+
+
+def hand_sequence(game_id: str, before: BoardState, after: BoardState, *, seed: int = 0,
+                  resolution: tuple[int, int] = (1920, 1080), settle_before: int = 8, enter: int = 4, hold: int = 3,
+                  leave: int = 4, settle_after: int = 12) -> tuple[SequenceFrame, ...]:
+    """Frames of a fixed camera: the table still, a hand reaching in to put down what ``after``
+    adds to ``before``, holding over it, leaving, then the table still again. Each frame has
+    its own sensor noise and JPEG compression, as a camera's would."""
+    from .layouts import find_layout
+
+    poses = find_layout(game_id).arrange(after)  # one arrangement: the move changes nothing else
+    first = render_scene(game_id, before, condition="typical", resolution=resolution, seed=seed, clutter=False,
+                         foreign=0, poses=poses)
+    last = render_scene(game_id, after, condition="typical", resolution=resolution, seed=seed, clutter=False,
+                        foreign=0, poses=poses)
+    if not (np.allclose(first.camera.rotation, last.camera.rotation) and np.allclose(first.camera.translation, last.camera.translation)):
+        raise ValueError("the move changes the table's extent: the two scenes were taken from different cameras")
+    added = [p.component for p in after.placements if p.component not in {q.component for q in before.placements}]
+    if not added or added[0] not in last.image_centres:
+        raise ValueError("the move must put down a component in view")
+    rng = np.random.default_rng(seed + 104729)
+    h, w = last.image.shape[:2]
+    tip = distort(last, np.array(last.image_centres[added[0]]))[0]
+    root = np.array([tip[0] + rng.uniform(-0.2, 0.2) * w, h * 1.15 if tip[1] > h * 0.4 else -0.15 * h])
+    width = 0.07 * w
+    frames: list[SequenceFrame] = []
+
+    def shot(base: Scene, truth: BoardState, reach: float | None) -> None:
+        image, hand = base.image, False
+        if reach is not None:
+            jitter = rng.normal(0, 0.6, 2)
+            image, hand = _with_hand(image, root + (tip - root) * reach + jitter, root, width, rng)
+        frames.append(SequenceFrame(_camera_noise(image, rng), hand, truth))
+
+    for _ in range(settle_before):
+        shot(first, before, None)
+    for k in range(enter):
+        shot(first, before, (k + 1) / enter)
+    for k in range(hold):
+        down = k >= hold // 2
+        shot(last if down else first, after if down else before, 1.0)
+    for k in range(leave):
+        shot(last, after, 1.0 - (k + 1) / (leave + 1))
+    for _ in range(settle_after):
+        shot(last, after, None)
+    return tuple(frames)
+
+
+def a_move(game_id: str, state: BoardState, *, seed: int = 0) -> tuple[BoardState, BoardState]:
+    """(before, after) for ``hand_sequence``: ``state`` less one component that has nothing on
+    it and does not bound the table (so both photos are taken by the same camera)."""
+    from .layouts import find_layout
+
+    poses = find_layout(game_id).arrange(state)
+    pts = np.array([[poses[p.component].x_mm, poses[p.component].y_mm] for p in state.placements if p.component in poses])
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    under = {p.on for p in state.placements}
+    inner = [p for p in state.placements if p.component in poses and p.component not in under
+             and lo[0] < poses[p.component].x_mm < hi[0] and lo[1] < poses[p.component].y_mm < hi[1]]
+    if not inner:
+        raise ValueError("no component lies inside the table's extent")
+    gone = inner[int(np.random.default_rng(seed).integers(0, len(inner)))]
+    return replace(state, placements=tuple(p for p in state.placements if p is not gone)), state

@@ -57,25 +57,34 @@ MESSAGES: dict[TableStatus, str] = {
 }
 
 
+#: Defaults shared by the config and the small functions below.
+THUMB_WIDTH = 320
+PIXEL_CHANGE = 20
+
+
 @dataclass(frozen=True, slots=True)
 class LiveConfig:
     """Tunables of the live loop, with the defaults ``bench/live.py`` measured."""
 
-    thumb_width: int = 320
+    thumb_width: int = THUMB_WIDTH
     """Thumbnail width in pixels (the height keeps the frame's aspect): a 2 cm token seen from
     70 cm still covers a few dozen of its pixels."""
-    pixel_change: int = 20
+    pixel_change: int = PIXEL_CHANGE
     """Grey levels a thumbnail pixel must move by to count as changed (noise stays below)."""
     moving_fraction: float = 0.0005
     """Changed fraction of the thumbnail between two frames above which the table is moving
     (about 30 pixels at 320 x 180: less than a small token)."""
     camera_fraction: float = 0.35
     """Changed fraction above which the whole view moves: the camera, not a hand."""
+    camera_shift_px: float = 1.0
+    """A whole-picture shift of this many thumbnail pixels between frames: the camera moves (a
+    hand moving over a still table leaves the picture's shift at zero)."""
     arm_fraction: float = 0.004
     """A change against the last clear table, touching the picture's border and at least this
     fraction of the thumbnail, is a hand or an arm over the table."""
-    still_frames: int = 2
-    """Frames in a row that must match the one before before recognising begins."""
+    still_frames: int = 1
+    """Frames in a row that must match the one before before recognising begins (a hand that
+    stops over the table is still caught: it differs from the last clear table)."""
     merge_frames: int = 2
     """Still frames recognised and merged into one proposal."""
     adopt_frames: int = 40
@@ -130,7 +139,7 @@ class LiveStep:
         return self.status is TableStatus.PROPOSED
 
 
-def thumbnail(image: np.ndarray, *, width: int = LiveConfig.thumb_width) -> np.ndarray:
+def thumbnail(image: np.ndarray, *, width: int = THUMB_WIDTH) -> np.ndarray:
     """A small grey picture of a BGR or grey frame, its brightness normalised (auto exposure)."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     h = max(1, round(grey.shape[0] * width / grey.shape[1]))
@@ -141,10 +150,17 @@ def thumbnail(image: np.ndarray, *, width: int = LiveConfig.thumb_width) -> np.n
     return small
 
 
-def changed(a: np.ndarray, b: np.ndarray, *, pixel_change: int = LiveConfig.pixel_change) -> np.ndarray:
+def changed(a: np.ndarray, b: np.ndarray, *, pixel_change: int = PIXEL_CHANGE) -> np.ndarray:
     """Mask (uint8 0/255) of thumbnail pixels that differ by more than ``pixel_change``."""
     diff = cv2.absdiff(a, b)
     return cv2.threshold(diff, pixel_change, 255, cv2.THRESH_BINARY)[1]
+
+
+def view_shift(a: np.ndarray, b: np.ndarray) -> float:
+    """How far the whole picture moved between two thumbnails (pixels), by phase correlation:
+    the background's shift, whatever moves over it."""
+    (dx, dy), response = cv2.phaseCorrelate(a.astype(np.float32), b.astype(np.float32))
+    return float(np.hypot(dx, dy)) if response > 0.2 else 0.0
 
 
 def reaches_in(mask: np.ndarray, *, min_fraction: float) -> bool:
@@ -254,8 +270,8 @@ class LiveTable:
             return self._unsettled(TableStatus.MOVING, 1.0)
         motion = float(np.count_nonzero(changed(thumb, previous, pixel_change=cfg.pixel_change))) / thumb.size
         if motion > cfg.moving_fraction:
-            status = TableStatus.CAMERA_MOVING if motion > cfg.camera_fraction else TableStatus.MOVING
-            return self._unsettled(status, motion)
+            camera = motion > cfg.camera_fraction or view_shift(thumb, previous) >= cfg.camera_shift_px
+            return self._unsettled(TableStatus.CAMERA_MOVING if camera else TableStatus.MOVING, motion)
         self._still += 1
         if self._clear is not None and self._hand_over(thumb, self._clear):
             self._border_still += 1
