@@ -20,13 +20,23 @@ import enum
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Generic, Protocol, TypeVar
 
 import cv2
 import numpy as np
 
 from scoring.model import BoardState, Placement
 
-from .recognise import Recognition
+
+class Reading(Protocol):
+    """What the loop needs of a recognised frame: its board state (a ``vision.Recognition``,
+    or an app's wrapper of one)."""
+
+    @property
+    def state(self) -> BoardState: ...
+
+
+R = TypeVar("R", bound=Reading)
 
 
 class TableStatus(enum.Enum):
@@ -103,27 +113,27 @@ class PlacementDisagreement:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Merged:
+class Merged(Generic[R]):
     """What several still frames of one table saw together."""
 
     state: BoardState
     """Every component read in any frame (where frames disagree, the reading most frames
     gave, the latest on a tie); unknown places only where no frame read a component."""
-    recognitions: tuple[Recognition, ...]
+    recognitions: tuple[R, ...]
     disagreements: tuple[PlacementDisagreement, ...]
 
     @property
-    def shown(self) -> Recognition:
+    def shown(self) -> R:
         """The frame to draw the overlay from: the one that read the most, the latest on a tie."""
         return max(reversed(self.recognitions), key=lambda r: len(r.state.placements))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class LiveStep:
+class LiveStep(Generic[R]):
     """The live loop's answer to one frame."""
 
     status: TableStatus
-    proposal: Merged | None
+    proposal: Merged[R] | None
     """The last proposal made (reused while the table stays unchanged); None before the first."""
     recognised: bool = False
     """Whether this frame was recognised (the costly step)."""
@@ -140,35 +150,43 @@ class LiveStep:
 
 
 def thumbnail(image: np.ndarray, *, width: int = THUMB_WIDTH) -> np.ndarray:
-    """A small grey picture of a BGR or grey frame, its brightness normalised (auto exposure)."""
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    h = max(1, round(grey.shape[0] * width / grey.shape[1]))
-    small = cv2.resize(grey, (width, h), interpolation=cv2.INTER_AREA)
+    """A small picture of a frame (colour kept: skin and wood can be one grey), its
+    brightness normalised so that an auto-exposure step is not motion."""
+    h = max(1, round(image.shape[0] * width / image.shape[1]))
+    small = cv2.resize(image, (width, h), interpolation=cv2.INTER_AREA)
     mean = float(small.mean())
-    if mean > 1.0:  # an exposure step scales the whole picture: take it out before comparing
+    if mean > 1.0:
         small = cv2.convertScaleAbs(small, alpha=128.0 / mean)
     return small
 
 
 def changed(a: np.ndarray, b: np.ndarray, *, pixel_change: int = PIXEL_CHANGE) -> np.ndarray:
-    """Mask (uint8 0/255) of thumbnail pixels that differ by more than ``pixel_change``."""
+    """Mask (uint8 0/255) of thumbnail pixels where any channel moved by more than ``pixel_change``."""
     diff = cv2.absdiff(a, b)
+    if diff.ndim == 3:
+        diff = diff.max(axis=2)
     return cv2.threshold(diff, pixel_change, 255, cv2.THRESH_BINARY)[1]
 
 
 def view_shift(a: np.ndarray, b: np.ndarray) -> float:
     """How far the whole picture moved between two thumbnails (pixels), by phase correlation:
     the background's shift, whatever moves over it."""
-    (dx, dy), response = cv2.phaseCorrelate(a.astype(np.float32), b.astype(np.float32))
+    grey = [x if x.ndim == 2 else cv2.cvtColor(x, cv2.COLOR_BGR2GRAY) for x in (a, b)]
+    (dx, dy), response = cv2.phaseCorrelate(grey[0].astype(np.float32), grey[1].astype(np.float32))
     return float(np.hypot(dx, dy)) if response > 0.2 else 0.0
+
+
+_JOIN = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 
 
 def reaches_in(mask: np.ndarray, *, min_fraction: float) -> bool:
     """Whether a changed region of at least ``min_fraction`` of the picture touches its border:
-    an arm reaching over the table (a piece placed inside the picture does not)."""
+    an arm reaching over the table (a piece placed inside the picture does not). Nearby
+    changed pixels are joined first: an arm over a grained table changes in streaks."""
     if not mask.any():
         return False
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    joined = cv2.dilate(mask, _JOIN)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     if n <= 1:
         return False
     edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
@@ -176,7 +194,7 @@ def reaches_in(mask: np.ndarray, *, min_fraction: float) -> bool:
     return any(label != 0 and stats[label, cv2.CC_STAT_AREA] >= need for label in edge)
 
 
-def merge(recognitions: Sequence[Recognition]) -> Merged:
+def merge(recognitions: Sequence[R]) -> Merged[R]:
     """One table from several still frames: a component read in any frame counts; where
     frames disagree, most frames win (the latest on a tie) and the disagreement is kept."""
     if not recognitions:
@@ -216,7 +234,7 @@ def _place(p: Placement) -> tuple[object, ...]:
 
 
 def _one_per_place(
-    chosen: dict[str, tuple[Placement, int, int]], recognitions: Sequence[Recognition]
+    chosen: dict[str, tuple[Placement, int, int]], recognitions: Sequence[Reading]
 ) -> tuple[set[str], list[PlacementDisagreement]]:
     """Components kept where frames put different components in one place that no single
     frame holds together (a misread in one frame): the most-read one, the latest on a tie."""
@@ -239,29 +257,29 @@ def _one_per_place(
 
 
 @dataclass
-class LiveTable:
+class LiveTable(Generic[R]):
     """The live loop of one game's table: feed it every frame, it says when to propose.
 
     ``recognise`` reads one frame (the costly step); everything else here is a thumbnail
     comparison. Not thread-safe: one camera thread (or one request at a time) feeds it.
     """
 
-    recognise: Callable[[np.ndarray], Recognition]
+    recognise: Callable[[np.ndarray], R]
     config: LiveConfig = field(default_factory=LiveConfig)
     _previous: np.ndarray | None = None
     _clear: np.ndarray | None = None
     """Thumbnail of the last still table with no hand over it (what a hand is told against)."""
     _still: int = 0
     _border_still: int = 0
-    _pending: list[Recognition] = field(default_factory=list)
-    _proposal: Merged | None = None
+    _pending: list[R] = field(default_factory=list)
+    _proposal: Merged[R] | None = None
     _proposed_at: np.ndarray | None = None
 
     @property
-    def proposal(self) -> Merged | None:
+    def proposal(self) -> Merged[R] | None:
         return self._proposal
 
-    def feed(self, image: np.ndarray) -> LiveStep:
+    def feed(self, image: np.ndarray) -> LiveStep[R]:
         """Look at one frame; recognise it only when the table is still and clear."""
         cfg = self.config
         thumb = thumbnail(image, width=cfg.thumb_width)
@@ -293,7 +311,7 @@ class LiveTable:
         self._clear = self._proposed_at = thumb
         return LiveStep(TableStatus.PROPOSED, self._proposal, recognised=True, changed_fraction=motion)
 
-    def _unsettled(self, status: TableStatus, motion: float) -> LiveStep:
+    def _unsettled(self, status: TableStatus, motion: float) -> LiveStep[R]:
         self._still = 0
         self._pending.clear()
         return LiveStep(status, self._proposal, changed_fraction=motion)

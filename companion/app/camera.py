@@ -3,6 +3,10 @@
 One thread reads frames with OpenCV and keeps the last few as JPEG; every browser
 watching a game asks for the newest frame's recognition, which is computed once per
 frame and game and shared, so a tablet and the players' phones see the same overlay.
+Each game's frames go through the live loop (``vision.live``): a frame is recognised
+only when the table is still and no hand is over it, and a move is proposed from
+several still frames merged; meanwhile the last proposal is shown with what the loop
+is waiting for.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, url_for
@@ -58,6 +62,8 @@ class HostCamera:
         self._lock = threading.Lock()
         self._results: OrderedDict[tuple[int, str], dict[str, Any]] = OrderedDict()
         self._recognise_lock = threading.Lock()
+        self._live: dict[str, Any] = {}
+        """Per game: its ``vision.live.LiveTable`` (fed under the recognise lock, in frame order)."""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.error: str | None = None
@@ -148,6 +154,16 @@ class HostCamera:
         with self._lock:
             return self._frames.get(seq)
 
+    def live(self, play_id: str, recognise: Callable[[Any], Any]) -> Any:
+        """The live loop of one game's table on this camera (made on first use)."""
+        from vision.live import LiveTable
+
+        with self._lock:
+            table = self._live.get(play_id)
+            if table is None:
+                table = self._live[play_id] = LiveTable(recognise)
+            return table
+
     def result(self, frame: HostFrame, play_id: str, compute: Callable[[HostFrame], dict[str, Any]]) -> dict[str, Any]:
         """Recognise a frame once per game, whoever asks first; the others share it."""
         key = (frame.seq, play_id)
@@ -159,6 +175,18 @@ class HostCamera:
                 while len(self._results) > 2 * KEEP_FRAMES:
                     self._results.popitem(last=False)
             return cached
+
+
+def _decoded(shot: HostFrame) -> Any:
+    if shot.image is not None:
+        return shot.image
+    import cv2
+    import numpy as np
+
+    image = cv2.imdecode(np.frombuffer(shot.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise AppError(503, "camera_lost", "the camera sent a frame that is not an image")
+    return image
 
 
 def init_app(app: Flask) -> None:
@@ -214,13 +242,27 @@ def host_frame(play_id: str) -> Response:
             503, "camera_lost", f"{cam.error}: the game is kept and the table resumes when the camera is back"
         )
 
+    live = cam.live(play.id, lambda image: services.recognise(image, game, play.players, play.options))
+
     def compute(shot: HostFrame) -> dict[str, Any]:
-        image = shot.image if shot.image is not None else shot.jpeg
-        scan = services.recognise(image, game, play.players, play.options)
-        return frame_result(play, scan)
+        step = live.feed(_decoded(shot))
+        status = {"status": step.status.value, "message": step.message, "recognised": step.recognised}
+        if step.proposal is None:
+            return {"live": status}
+        merged = step.proposal
+        scan = replace(merged.shown, state=merged.state)
+        doc = frame_result(play, scan)
+        status["frames"] = len(merged.recognitions)
+        status["disagreements"] = [
+            {"components": list(d.components), "message": d.message} for d in merged.disagreements
+        ]
+        doc["live"] = status
+        return doc
 
     last = store.latest(play.id)
     doc = dict(cam.result(frame, f"{play.id}@{last.seq if last else 0}", compute))
+    if "state" not in doc:  # nothing proposed yet: say what the loop waits for
+        raise AppError(503, "table_settling", doc["live"]["message"])
     doc["frame"] = {
         "seq": frame.seq,
         "url": url_for("camera.frame_image", seq=frame.seq),

@@ -122,14 +122,20 @@ def test_every_browser_sees_the_same_frame_and_overlay(host_app: Flask, camera: 
             headers={"X-CSRF-Token": token},
         )
         play = r.get_json()["id"]
+        camera.array_scene = (rainforest_move()["before"], {})
+        # The live loop proposes only once the table has been still for a few frames.
+        first = tablet.get(f"/api/plays/{play}/host-frame")
+        assert first.status_code == 503 and first.get_json()["error"] == "table_settling"
+        wait_for(lambda: tablet.get(f"/api/plays/{play}/host-frame").status_code == 200)
         cam.stop()  # freeze the frame so both browsers ask about the same one
         frame = cam.latest()
-        camera.array_scene = (rainforest_move()["before"], {})
+        calls = len(camera.calls)
         a = tablet.get(f"/api/plays/{play}/host-frame").get_json()
         b = phone.get(f"/api/plays/{play}/host-frame").get_json()
         assert a["frame"]["seq"] == b["frame"]["seq"] == frame.seq
         assert a["recognition"] == b["recognition"] and len(a["state"]["placements"]) == 51
-        assert len(camera.calls) == 1  # recognised once, shared
+        assert a["live"]["frames"] == 2  # two still frames merged into the proposal
+        assert len(camera.calls) == calls == 2  # a still, unchanged table is not recognised again
         assert camera.calls[0]["image"].shape == (48, 64, 3)  # the decoded frame, not the JPEG
         img = phone.get(a["frame"]["url"])
         assert img.status_code == 200 and img.mimetype == "image/jpeg" and img.data == frame.jpeg

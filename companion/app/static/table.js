@@ -313,7 +313,8 @@
     if (r && r.ok) {
       await new Promise((resolve) => { still.onload = resolve; still.onerror = resolve; still.src = r.body.frame.url; });
       handle(r.body, { still: false });
-      $("status").textContent = `Table camera frame ${r.body.frame.seq} in ${Math.round(performance.now() - t0)} ms.`;
+      const live = r.body.live ? `${r.body.live.message} ` : "";
+      $("status").textContent = `${live}Table camera frame ${r.body.frame.seq} in ${Math.round(performance.now() - t0)} ms.`;
     } else if (r) {
       $("status").textContent = (r.body && r.body.message) || "The table camera is not ready.";
     }
