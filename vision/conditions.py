@@ -56,6 +56,8 @@ class HardScene:
     scene: Scene
     others: tuple[Other, ...] = ()
     curled: tuple[str, ...] = ()
+    base: Scene | None = None
+    """The same photo before the other things were laid (other games, clutter)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -401,7 +403,7 @@ def render_condition(game_id: str, state: BoardState, *, condition: str, resolut
     else:
         scene = render_scene(game_id, state, condition=base, resolution=resolution, seed=seed,
                              clutter=condition != "clutter", foreign=0 if condition in ("other games", "clutter") else None)
-    image = scene.image
+    image, first = scene.image, scene
     others: tuple[Other, ...] = ()
     curled: list[str] = []
     if condition == "curl":
@@ -423,7 +425,7 @@ def render_condition(game_id: str, state: BoardState, *, condition: str, resolut
     if image is not scene.image:
         image, data = _encode(image, int(rng.integers(80, 92)))
         scene = replace(scene, image=image, jpeg=data, condition=condition)
-    return HardScene(scene, others, tuple(curled))
+    return HardScene(scene, others, tuple(curled), first if others else None)
 
 
 # -- a filmed move ---------------------------------------------------------------------------------
