@@ -312,7 +312,7 @@ def test_host_camera_is_seen_by_two_browsers(host_camera_server: str, browser_pa
     page.wait_for_url("**/table")
     table_url = page.url
     page.click("#host-start")
-    poll(page, "() => document.getElementById('status').textContent.startsWith('Table camera frame')")
+    poll(page, "() => document.getElementById('status').textContent.includes('Table camera frame')")
     poll(page, "() => document.querySelectorAll('#seen li[data-component]').length >= 13")
     phone = page.context.new_page()
     phone.goto(table_url)
