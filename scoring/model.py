@@ -31,6 +31,11 @@ class CatalogError(ScoringError):
 class StateError(ScoringError):
     """A board state is malformed or inconsistent (names the offending entry)."""
 
+    def __init__(self, message: str, *, placement: int | None = None) -> None:
+        super().__init__(message)
+        self.placement = placement
+        """Index in the state's ``placements`` of the placement refused, when one is to blame."""
+
 
 class UnknownGameError(ScoringError):
     """No supported game has that id."""
@@ -127,6 +132,52 @@ class Placement:
 
 
 @dataclass(frozen=True, slots=True)
+class AreaId:
+    """An area name split at its first colon: ``park:red`` is kind ``park``, owner ``red``
+    (a player id, a platform or zone number); ``market`` has no owner."""
+
+    kind: str
+    owner: str | None = None
+    """None when the name has no colon; ``""`` for a name ending in one (which no game accepts)."""
+
+    def __str__(self) -> str:
+        return self.kind if self.owner is None else f"{self.kind}:{self.owner}"
+
+
+def parse_area(area: str) -> AreaId:
+    """The one reading of an area name every game and room shares (total: games judge the parts)."""
+    kind, sep, owner = area.partition(":")
+    return AreaId(kind, owner if sep else None)
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownPlace:
+    """A place where the scanner saw a component it could not read: scoring never guesses it."""
+
+    area: str
+    cell: Cell | None = None
+    on: ComponentId | None = None
+    """The component the unread one lies on (a token on a tile), when known."""
+    slot: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementAt:
+    """Which entry of a state's ``placements`` a check is about: names it in messages and
+    carries its index in the StateError it raises."""
+
+    index: int
+    component: str
+
+    def __str__(self) -> str:
+        return f"placements[{self.index}] ({self.component})"
+
+    def refused(self, problem: str) -> StateError:
+        """The error refusing this placement, for ``raise``."""
+        return StateError(f"{self}: {problem}", placement=self.index)
+
+
+@dataclass(frozen=True, slots=True)
 class BoardState:
     """Every visible component at one moment, plus players and options."""
 
@@ -136,7 +187,7 @@ class BoardState:
     options: Mapping[str, Any] = field(default_factory=dict)
     extras: Mapping[str, Any] = field(default_factory=dict)
     """Facts a placement cannot express (yearly goal results, turn counters...)."""
-    unknown: tuple[Placement, ...] = ()
+    unknown: tuple[UnknownPlace, ...] = ()
     """Places the scanner saw something it could not read; scoring refuses to guess them."""
 
     def player(self, player_id: str) -> Player:

@@ -15,9 +15,11 @@ from .model import (
     Cell,
     ComponentId,
     Placement,
+    PlacementAt,
     Player,
     PlayerId,
     StateError,
+    UnknownPlace,
 )
 
 _TOP_FIELDS = {"format", "game", "players", "options", "placements", "extras", "unknown"}
@@ -93,13 +95,13 @@ def _parse_player(raw: Any, i: int) -> Player:
     return Player(PlayerId(pid), name, colour, i if seat is None else seat)
 
 
-def _parse_placement(raw: Any, where: str, *, unknown: bool = False) -> Placement:
+def _parse_placement(raw: Any, where: str) -> Placement:
     obj = _require_mapping(raw, where)
-    _check_fields(obj, _UNKNOWN_FIELDS if unknown else _PLACEMENT_FIELDS, where)
-    component = "?" if unknown else (_string(obj, "component", where) or "")
+    _check_fields(obj, _PLACEMENT_FIELDS, where)
+    component = _string(obj, "component", where) or ""
     area = _string(obj, "area", where) or ""
-    rotation = 0 if unknown else (_int(obj, "rotation", where, 0) or 0)
-    face_up = True if unknown else obj.get("face_up", True)
+    rotation = _int(obj, "rotation", where, 0) or 0
+    face_up = obj.get("face_up", True)
     if not isinstance(face_up, bool):
         raise StateError(f"{where}: 'face_up' must be true or false, got {face_up!r}")
     on = _string(obj, "on", where, required=False)
@@ -113,6 +115,15 @@ def _parse_placement(raw: Any, where: str, *, unknown: bool = False) -> Placemen
         ComponentId(on) if on else None,
         slot,
     )
+
+
+def _parse_unknown(raw: Any, where: str) -> UnknownPlace:
+    obj = _require_mapping(raw, where)
+    _check_fields(obj, _UNKNOWN_FIELDS, where)
+    area = _string(obj, "area", where) or ""
+    on = _string(obj, "on", where, required=False)
+    slot = _int(obj, "slot", where, None)
+    return UnknownPlace(area, parse_cell(obj.get("cell"), where), ComponentId(on) if on else None, slot)
 
 
 def parse_state(
@@ -173,15 +184,16 @@ def parse_state(
     first_seen: dict[str, int] = {}
     occupied: dict[tuple[Any, ...], int] = {}
     for i, raw in enumerate(raw_placements):
-        where = f"placements[{i}]"
-        p = _parse_placement(raw, where)
-        where = f"placements[{i}] ({p.component})"
+        try:
+            p = _parse_placement(raw, f"placements[{i}]")
+        except StateError as exc:
+            raise StateError(str(exc), placement=i) from None
+        where = PlacementAt(i, p.component)
         if p.component not in known:
-            raise StateError(f"{where}: unknown component {p.component!r} for {game}")
+            raise where.refused(f"unknown component {p.component!r} for {game}")
         if p.component in first_seen:
-            raise StateError(
-                f"{where}: the same component appears twice"
-                f" (also placements[{first_seen[p.component]}])"
+            raise where.refused(
+                f"the same component appears twice (also placements[{first_seen[p.component]}])"
             )
         first_seen[p.component] = i
         key: tuple[Any, ...] | None = None
@@ -194,27 +206,22 @@ def parse_state(
             if key in occupied:
                 j = occupied[key]
                 place = f"slot {p.slot} of {p.on}" if p.on else f"cell {cell_to_json(p.cell)} of {p.area}"
-                raise StateError(
-                    f"{where}: {place} already holds"
-                    f" {placements[j].component} (placements[{j}])"
-                )
+                raise where.refused(f"{place} already holds {placements[j].component} (placements[{j}])")
             occupied[key] = i
         if check_place is not None:
             problem = check_place(p)
             if problem:
-                raise StateError(f"{where}: {problem}")
+                raise where.refused(problem)
         placements.append(p)
     for i, p in enumerate(placements):
         if p.on is not None and p.on not in first_seen:
-            raise StateError(
-                f"placements[{i}] ({p.component}): lies on {p.on!r}, which is not on the table"
-            )
+            raise PlacementAt(i, p.component).refused(f"lies on {p.on!r}, which is not on the table")
 
     raw_unknown = doc.get("unknown", [])
     if not isinstance(raw_unknown, list):
         raise StateError("state: 'unknown' must be a list")
     unknown = tuple(
-        _parse_placement(u, f"unknown[{i}]", unknown=True) for i, u in enumerate(raw_unknown)
+        _parse_unknown(u, f"unknown[{i}]") for i, u in enumerate(raw_unknown)
     )
     return BoardState(game, players, tuple(placements), merged, extras, unknown)
 
@@ -251,7 +258,17 @@ def state_to_json(state: BoardState) -> dict[str, Any]:
     if state.extras:
         doc["extras"] = dict(state.extras)
     if state.unknown:
-        doc["unknown"] = [
-            {k: v for k, v in placement(u).items() if k != "component"} for u in state.unknown
-        ]
+        doc["unknown"] = [unknown_to_json(u) for u in state.unknown]
     return doc
+
+
+def unknown_to_json(u: UnknownPlace) -> dict[str, Any]:
+    """An unknown place as the state format writes it (the fields it has, nothing else)."""
+    out: dict[str, Any] = {"area": u.area}
+    if u.cell is not None:
+        out["cell"] = cell_to_json(u.cell)
+    if u.on is not None:
+        out["on"] = u.on
+    if u.slot is not None:
+        out["slot"] = u.slot
+    return out

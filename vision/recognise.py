@@ -8,7 +8,6 @@ Only input that is not an image (ImageError) or an unknown game is refused.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ import cv2
 import numpy as np
 
 from scoring import find_game
-from scoring.model import BoardState, Cell, Component, Placement, Player, ScoringError, Space, StateError
+from scoring.model import BoardState, Cell, Component, Placement, Player, ScoringError, Space, StateError, UnknownPlace
 from scoring.state import cell_to_json, state_to_json
 
 from .detect import Candidate, DetectConfig, Detection, MarkerKind, detect_all
@@ -53,6 +52,7 @@ from .layouts import (
 from .layouts.anchored import table_squares
 from .load import MAX_PIXELS, Frame, frame_from_array, load_image
 from .plane import Plane, RigidGroup, apply_homographies, apply_homography, extended, fit_plane, rigid_fits
+from .problems import ProblemCode
 from .rescue import rescue_tags
 from .soft import SAME_SIZE, Site, SoftConfig, distinct_sizes, read_sites, tag_pools
 
@@ -436,9 +436,6 @@ def _own_marks(catalog: Catalog, component: Component) -> list[Mark]:
     return [m for m in marks if m is not None and m.component.id == component.id]
 
 
-_PLACEMENT_INDEX = re.compile(r"placements\[(\d+)\]")
-
-
 def _validated(state: BoardState, placed: list[Placed], problems: list[Problem]) -> tuple[BoardState, list[Placed]]:
     """Make the state loadable by the game: placements the rules refuse become unknown places."""
     game = find_game(state.game)
@@ -451,21 +448,20 @@ def _validated(state: BoardState, placed: list[Placed], problems: list[Problem])
             game.load_state(state_to_json(current))
             return current, placed
         except StateError as exc:
-            m = _PLACEMENT_INDEX.search(str(exc))
-            if m is None or int(m.group(1)) >= len(placed):
-                problems.append(Problem("state/refused", f"the rules refuse this reading: {exc}"))
+            if exc.placement is None or exc.placement >= len(placed):
+                problems.append(Problem(ProblemCode.STATE_REFUSED, f"the rules refuse this reading: {exc}"))
                 return BoardState(state.game, state.players, (), state.options, state.extras, ()), []
-            bad = placed.pop(int(m.group(1)))
+            bad = placed.pop(exc.placement)
             problems.append(
                 Problem(
-                    "state/refused_placement",
+                    ProblemCode.REFUSED_PLACEMENT,
                     f"{bad.placement.component} left out: {exc}",
                     (bad.placement.component,),
                     (bad.located.image_centre,),
                 )
             )
             if bad.placement.area:
-                unknown.append(Placement("?", bad.placement.area, bad.placement.cell))
+                unknown.append(UnknownPlace(bad.placement.area, bad.placement.cell))
     return state, placed
 
 
@@ -696,7 +692,7 @@ def _on_plane(
         centre = s.image_centre()
         problems.append(
             Problem(
-                "vision/off_plane",
+                ProblemCode.OFF_PLANE,
                 f"{s.component.id} does not lie flat on the table (held, tilted or stacked);"
                 " it is not placed",
                 (s.component.id,),
@@ -1239,7 +1235,7 @@ def recognise(
         try:
             result = layout.read(view)
         except (ScoringError, VisionError) as exc:
-            issues.append(Problem("layout/failed", f"the table layout could not be read: {exc}"))
+            issues.append(Problem(ProblemCode.LAYOUT_FAILED, f"the table layout could not be read: {exc}"))
             result = None
         if result is None:
             result = LayoutResult(tuple(players or ()), (), confidence=0.0)

@@ -245,6 +245,7 @@ def recognise(
 ) -> Scan:
     """Run the vision pipeline on JPEG/PNG bytes or a BGR array; an unusable image is a 400."""
     import vision
+    from vision.problems import ProblemCode
 
     if isinstance(image, bytes) and not image:
         raise AppError(400, "no_image", "the upload was empty")
@@ -265,14 +266,14 @@ def recognise(
     # A face-down card that counts (a claimed biome) is an unknown place of its own kind:
     # the players are told to turn it over, not that something could not be read.
     found = getattr(rec, "problems", ()) or ()
-    face_down = sum(1 for p in found if p.code == "layout/face_down")
+    face_down = sum(1 for p in found if p.code == ProblemCode.FACE_DOWN)
     problems = {
         "unreadable": max(len(getattr(rec, "unreadable", ()) or ()), len(state.unknown) - face_down),
         "face_down": face_down,
         "duplicated": len(getattr(rec, "duplicated", ()) or ()),
         "foreign": len(getattr(rec, "foreign", ()) or ()),
         # A seated player whose own board or entrance is not in view: their score would be missing.
-        "not_in_view": sum(1 for p in found if p.code == "layout/player_not_in_view"),
+        "not_in_view": sum(1 for p in found if p.code == ProblemCode.PLAYER_NOT_IN_VIEW),
     }
     return Scan(state, overlay, problems, elapsed)
 

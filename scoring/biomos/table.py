@@ -17,8 +17,16 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..model import BoardState, Placement, PlayerId, StateError
-from .catalog import BiomeCard, BiomeKind, BlackHoleSide, BoardFace, Catalog, Side, TerrainToken
+from ..model import BoardState, Placement, PlacementAt, PlayerId, StateError, parse_area
+from .catalog import (
+    BiomeCard,
+    BiomeKind,
+    BlackHoleSide,
+    BoardFace,
+    Catalog,
+    Side,
+    TerrainToken,
+)
 from .planet import MOON, Planet, spaces_of
 
 #: The Black Hole's id on score sheets; no player may use it in a solo state.
@@ -44,14 +52,14 @@ _ALL_SPACES = frozenset(spaces_of(Side.ADVANCED))
 
 def split_area(area: str) -> tuple[Area, str | None] | None:
     """``planet:red`` -> (PLANET, "red"); None when the area is not one of ours."""
-    name, sep, owner = area.partition(":")
+    parsed = parse_area(area)
     try:
-        kind = Area(name)
+        kind = Area(parsed.kind)
     except ValueError:
         return None
     if kind in _PLAYER_AREAS:
-        return (kind, owner) if sep and owner else None
-    return None if sep else (kind, None)
+        return (kind, parsed.owner) if parsed.owner else None
+    return None if parsed.owner is not None else (kind, None)
 
 
 def place_problem(cat: Catalog, p: Placement) -> str | None:
@@ -151,20 +159,20 @@ def read_table(cat: Catalog, state: BoardState) -> Table:
     hole_biomes: dict[str, list[TerrainToken]] = {}
     pending_on: list[tuple[int, Placement, TerrainToken]] = []
     for i, p in enumerate(state.placements):
-        where = f"placements[{i}] ({p.component})"
+        where = PlacementAt(i, p.component)
         parsed = split_area(p.area)
         if parsed is None:
-            raise StateError(f"{where}: unknown area {p.area!r}")
+            raise where.refused(f"unknown area {p.area!r}")
         area, owner = parsed
         if owner is not None and owner not in known:
-            raise StateError(f"{where}: area {p.area!r} names no player of this state")
+            raise where.refused(f"area {p.area!r} names no player of this state")
         pid = PlayerId(owner) if owner else None
         token = cat.token(p.component)
         if area is Area.PLANET and pid is not None:
             face = cat.face(p.component)
             if face is not None:
                 if pid in faces:
-                    raise StateError(f"{where}: {p.area} already shows planet board side {faces[pid].id}")
+                    raise where.refused(f"{p.area} already shows planet board side {faces[pid].id}")
                 faces[pid] = face
             elif token is not None and isinstance(p.cell, str):
                 tokens[pid][p.cell] = token
@@ -176,7 +184,7 @@ def read_table(cat: Catalog, state: BoardState) -> Table:
             centre.add(p.component)
         elif area is Area.OFFER:
             if not p.face_up:
-                raise StateError(f"{where}: offered biome cards lie face up")
+                raise where.refused(f"offered biome cards lie face up")
             offer.add(p.component)
         elif area is Area.DRAWN:
             drawn.add(p.component)
@@ -189,13 +197,13 @@ def read_table(cat: Catalog, state: BoardState) -> Table:
             elif token is not None:
                 pending_on.append((i, p, token))
     for i, p, token in pending_on:
-        where = f"placements[{i}] ({p.component})"
+        where = PlacementAt(i, p.component)
         if black_hole is not None and p.on == black_hole.id:
             hole_tokens.append(token)
         elif p.on in hole_biomes:
             hole_biomes[p.on].append(token)
         else:
-            raise StateError(f"{where}: lies on {p.on!r}, which is neither the Black Hole nor one of its biomes")
+            raise where.refused(f"lies on {p.on!r}, which is neither the Black Hole nor one of its biomes")
 
     _check_boards(players, faces)
     side = next(iter(faces.values())).side if faces else Side.DISCOVERY

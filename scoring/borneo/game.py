@@ -14,6 +14,7 @@ from ..model import (
     Component,
     ComponentId,
     Placement,
+    PlacementAt,
     ScoreLine,
     ScoreSheet,
     Shape,
@@ -21,16 +22,17 @@ from ..model import (
     TieBreak,
     Violation,
     build_sheet,
+    parse_area,
 )
 from .catalog import (
     ACTION_COLOURS,
-    ActionKind,
     BONUS_COLOUR,
     CARD_SIZE_MM,
     EDGE_COUNT,
     LAYER_COLOURS,
     PLANT_CARD_COLOUR,
     TIER_COLOURS,
+    ActionKind,
     AnimalCard,
     BonusCard,
     BonusKind,
@@ -92,15 +94,15 @@ _PLAYER_AREAS = frozenset({Area.HAND, Area.EARNED})
 @functools.lru_cache(maxsize=1024)
 def split_area(area: str) -> tuple[Area, str | None] | None:
     """``earned:red`` -> (Area.EARNED, "red"); None for an area this game does not have."""
-    kind, sep, arg = area.partition(":")
+    parsed = parse_area(area)
     try:
-        a = Area(kind)
+        a = Area(parsed.kind)
     except ValueError:
         return None
     needs_arg = a in _PLAYER_AREAS or a is Area.PLATFORM
-    if needs_arg != bool(sep and arg):
+    if needs_arg != bool(parsed.owner):
         return None
-    return a, (arg if sep else None)
+    return a, parsed.owner
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,14 +265,14 @@ class BorneoGame(BaseGame):
         players = {p.id for p in state.players}
         counts: dict[Area, int] = {}
         for i, p in enumerate(state.placements):
-            where = f"placements[{i}] ({p.component})"
+            where = PlacementAt(i, p.component)
             parsed = split_area(p.area)
             if parsed is None:  # check_place already refused it; keeps the type checker honest
-                raise StateError(f"{where}: unknown area {p.area!r}")
+                raise where.refused(f"unknown area {p.area!r}")
             area, arg = parsed
             counts[area] = counts.get(area, 0) + 1
             if area in _PLAYER_AREAS and arg not in players:
-                raise StateError(f"{where}: area {p.area!r} names no player of this state")
+                raise where.refused(f"area {p.area!r} names no player of this state")
             if p.on is not None:
                 self._check_stack(state, p, where)
         for area, limit in ((Area.GALLERY, GALLERY_SIZE), (Area.BONUS, BONUS_IN_PLAY)):
@@ -282,16 +284,16 @@ class BorneoGame(BaseGame):
             raise StateError(f"options: 'bonus_points' must be a non-negative integer, got {points!r}")
         self._check_extras(state, players)
 
-    def _check_stack(self, state: BoardState, p: Placement, where: str) -> None:
+    def _check_stack(self, state: BoardState, p: Placement, where: PlacementAt) -> None:
         cat = self.catalog
         card = cat.animals.get(p.component)
         if card is None or card.tier is Tier.PRIMARY:
-            raise StateError(f"{where}: only secondary and apex animals are stacked on prey")
+            raise where.refused(f"only secondary and apex animals are stacked on prey")
         below = state.placement_of(p.on or "")
         if below is None or below.area != p.area:
-            raise StateError(f"{where}: lies on {p.on}, which is not among the same player's earned cards")
+            raise where.refused(f"lies on {p.on}, which is not among the same player's earned cards")
         if below.component not in cat.animals:
-            raise StateError(f"{where}: lies on {p.on}, which is not an animal (plant cards are never prey)")
+            raise where.refused(f"lies on {p.on}, which is not an animal (plant cards are never prey)")
 
     def _check_cycles(self, state: BoardState) -> None:
         on = {p.component: p.on for p in state.placements if p.on is not None}

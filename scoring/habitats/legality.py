@@ -6,12 +6,19 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..model import BoardState, Cell, ComponentId, Placement, Violation
+from ..model import BoardState, Cell, ComponentId, Placement, Violation, parse_area
 from .catalog import HabitatsCatalog, Side, TileKind
 from .park import GridCell, Park, ParkEntry, fmt, neighbours, shift
 
 MARKET = "market"
-PARK_PREFIX = "park:"
+PARK = "park"
+PARK_PREFIX = PARK + ":"
+
+
+def park_owner(area: str) -> str | None:
+    """Whose park an area is (``park:red`` -> ``red``); None for any other area."""
+    parsed = parse_area(area)
+    return parsed.owner if parsed.kind == PARK else None
 
 
 class Rule(enum.Enum):
@@ -137,7 +144,7 @@ def _by_component(state: BoardState) -> dict[str, Placement]:
 
 
 def _in_park(p: Placement | None) -> bool:
-    return p is not None and p.area.startswith(PARK_PREFIX)
+    return p is not None and park_owner(p.area) is not None
 
 
 def park_changes(

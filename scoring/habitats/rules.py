@@ -11,6 +11,7 @@ from ..model import (
     BoardState,
     Component,
     Placement,
+    PlacementAt,
     ScoreLine,
     ScoreSheet,
     Shape,
@@ -36,10 +37,19 @@ from .legality import (
     make_violation,
     market_violations,
     park_changes,
+    park_owner,
     placement_violations,
 )
 from .park import GridCell, Park, ParkEntry, distances, fmt, measure
-from .score import GoalResult, ParkRules, ParkScorer, TileScore, goal_key, key_text, rank_goal
+from .score import (
+    GoalResult,
+    ParkRules,
+    ParkScorer,
+    TileScore,
+    goal_key,
+    key_text,
+    rank_goal,
+)
 
 TRACK = "track"
 YEARS = ("Y1", "Y2", "Y3")
@@ -177,7 +187,7 @@ class HabitatsGame(BaseGame):
             return f"rotation must be 0-3 quarter turns, got {placement.rotation}"
         tile = cat.tile(comp)
         area = placement.area
-        if area.startswith(PARK_PREFIX) or area == MARKET:
+        if park_owner(area) is not None or area == MARKET:
             if not isinstance(placement.cell, tuple):
                 return f"{area} cells are [x, y], got {placement.cell!r}"
             if area == MARKET:
@@ -218,19 +228,16 @@ class HabitatsGame(BaseGame):
             raise StateError(f"players: Habitats parks are scored for 1 to 5 players, got {len(state.players)}")
         ids = {p.id for p in state.players}
         for i, p in enumerate(state.placements):
-            if p.area.startswith(PARK_PREFIX) and p.area[len(PARK_PREFIX):] not in ids:
-                raise StateError(f"placements[{i}] ({p.component}): {p.area} belongs to no player")
+            if park_owner(p.area) not in (None, *ids):
+                raise PlacementAt(i, p.component).refused(f"{p.area} belongs to no player")
         for i, u in enumerate(state.unknown):
-            if not (u.area.startswith(PARK_PREFIX) or u.area in (MARKET, TRACK)):
+            if not (park_owner(u.area) is not None or u.area in (MARKET, TRACK)):
                 raise StateError(f"unknown[{i}]: unknown area {u.area!r}")
         for i, p in enumerate(state.placements):
             if p.on is not None:
                 base = state.placement_of(p.on)
                 if base is None or base.area != TRACK or base.cell != p.cell:
-                    raise StateError(
-                        f"placements[{i}] ({p.component}): a stacked score marker lies on the same"
-                        f" track space as {p.on}"
-                    )
+                    raise PlacementAt(i, p.component).refused(f"a stacked score marker lies on the same track space as {p.on}")
         for player in state.players:
             self._check_park(state, player.id)
         self._check_market(state)
@@ -336,7 +343,7 @@ class HabitatsGame(BaseGame):
             )
         infinite = bool(after.options.get("roads_infinite", True))
         for n in new:
-            player = n.placement.area[len(PARK_PREFIX):]
+            player = park_owner(n.placement.area) or ""
             park = self.park_of(after, player)
             cell = n.placement.cell
             entry = park.at(cell) if isinstance(cell, tuple) else None

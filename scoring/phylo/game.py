@@ -11,11 +11,13 @@ from ..model import (
     BoardState,
     Component,
     Placement,
+    PlacementAt,
     ScoreLine,
     ScoreSheet,
     StateError,
     Violation,
     build_sheet,
+    parse_area,
 )
 from .catalog import GAME_ID, CardKind, Catalog, Species, load_catalog
 from .rules import check_move, game_over
@@ -130,8 +132,8 @@ class PhyloGame(BaseGame):
             if not all(-limit <= v <= limit for v in p.cell):
                 return f"cell {list(p.cell)} is outside the table (-{limit}..{limit})"
             return None
-        prefix, _, owner = p.area.partition(":")
-        if prefix not in OFF_TABLE or not owner:
+        area = parse_area(p.area)
+        if area.kind not in OFF_TABLE or not area.owner:
             return f"unknown area {p.area!r}: use 'table' or hand:/pickup:/discard:<player>"
         if p.cell is not None or p.on is not None:
             return f"cards in {p.area} have no cell and lie on nothing"
@@ -150,19 +152,17 @@ class PhyloGame(BaseGame):
         cells: dict[str, Any] = {p.component: p for p in state.placements}
         homes: dict[int, str] = {}
         for i, p in enumerate(state.placements):
-            where = f"placements[{i}] ({p.component})"
+            where = PlacementAt(i, p.component)
             if p.area != TABLE:
-                owner = p.area.partition(":")[2]
-                if owner not in ids:
-                    raise StateError(f"{where}: area {p.area!r} names no player of this state")
+                if (parse_area(p.area).owner or "") not in ids:
+                    raise where.refused(f"area {p.area!r} names no player of this state")
                 continue
             if p.rotation % 4 not in {ROTATION_OF_SEAT[s] for s in seats}:
-                raise StateError(f"{where}: rotation {p.rotation} faces no seated player")
+                raise where.refused(f"rotation {p.rotation} faces no seated player")
             kind = self.catalog.kind_of(p.component)
             if kind is CardKind.HOME:
                 if p.rotation in homes:
-                    raise StateError(
-                        f"{where}: a second HOME card facing the same player ({homes[p.rotation]})"
+                    raise where.refused(f"a second HOME card facing the same player ({homes[p.rotation]})"
                     )
                 homes[p.rotation] = p.component
             if kind is CardKind.EVENT and p.on is not None:
@@ -172,10 +172,9 @@ class PhyloGame(BaseGame):
                     or target.area != TABLE
                     or self.catalog.kind_of(p.on) is not CardKind.SPECIES
                 ):
-                    raise StateError(f"{where}: lies on {p.on!r}, which is not a species card on the table")
+                    raise where.refused(f"lies on {p.on!r}, which is not a species card on the table")
                 if p.cell is not None and p.cell != target.cell:
-                    raise StateError(
-                        f"{where}: cell {list(p.cell) if isinstance(p.cell, tuple) else p.cell} differs from its target's cell"
+                    raise where.refused(f"cell {list(p.cell) if isinstance(p.cell, tuple) else p.cell} differs from its target's cell"
                     )
         self._check_extras(state, ids)
 

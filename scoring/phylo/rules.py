@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import BoardState, ComponentId, Violation
+from ..model import BoardState, ComponentId, Violation, parse_area
 from .catalog import CardKind, Catalog, Duration, Effect, Species
 from .table import (
     TABLE,
@@ -101,7 +101,7 @@ def active_player(
     for entry in after.extras.get("events", ()) or ():
         placed = after.placement_of(entry["card"])
         if placed is not None and placed.area != TABLE:
-            pile_owner = placed.area.partition(":")[2]
+            pile_owner = parse_area(placed.area).owner or ""
             if pile_owner in players:
                 return pile_owner
     owners = {

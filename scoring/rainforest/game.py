@@ -13,6 +13,7 @@ from ..model import (
     Component,
     ComponentId,
     Placement,
+    PlacementAt,
     ScoreSheet,
     Shape,
     Space,
@@ -21,7 +22,14 @@ from ..model import (
 )
 from . import rules, score
 from .catalog import Catalog, JungleTile, load_catalog
-from .jungle import CLEARING_CELLS, JUNGLE_CELLS, PILE_CELL, RESERVE_CELLS, AreaKind, parse_area
+from .jungle import (
+    CLEARING_CELLS,
+    JUNGLE_CELLS,
+    PILE_CELL,
+    RESERVE_CELLS,
+    AreaKind,
+    parse_area,
+)
 
 _BOARD_COLOUR = "#e6efd8"
 _AREAS_HELP = (
@@ -285,14 +293,14 @@ class RainforestGame(BaseGame):
         players = {p.id for p in state.players}
         boards: dict[str, list[str]] = {}
         for i, p in enumerate(state.placements):
-            where = f"placements[{i}] ({p.component})"
+            where = PlacementAt(i, p.component)
             area = parse_area(p.area)
             if area is not None and area.is_player_area and area.owner not in players:
-                raise StateError(f"{where}: area {p.area!r} names no player of this state")
+                raise where.refused(f"area {p.area!r} names no player of this state")
             if p.on is not None:
                 tile = state.placement_of(p.on)
                 if tile is not None and tile.area != p.area:
-                    raise StateError(f"{where}: lies on {p.on}, which is in {tile.area!r}, not {p.area!r}")
+                    raise where.refused(f"lies on {p.on}, which is in {tile.area!r}, not {p.area!r}")
             if p.component in c.boards and area is not None and area.owner is not None:
                 boards.setdefault(area.owner, []).append(p.component)
         for player in state.players:

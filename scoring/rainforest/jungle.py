@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .. import model
 from ..model import BoardState, Placement
 from .catalog import Catalog, Colour, JungleTile
 
@@ -17,7 +17,6 @@ RESERVE_CELLS = ("R1", "R2")
 CLEARING_LIMIT = 3
 RESERVE_LIMIT = 2
 PILE_CELL = "PILE"
-_AREA = re.compile(r"(jungle|clearing|reserve|player|zone):(.+)|(supply|table)")
 
 
 class AreaKind(enum.Enum):
@@ -46,12 +45,15 @@ class Area:
 
 def parse_area(area: str) -> Area | None:
     """``jungle:red`` -> Area(JUNGLE, "red"); None for a name outside this game's geometry."""
-    m = _AREA.fullmatch(area)
-    if m is None:
+    parsed = model.parse_area(area)
+    try:
+        kind = AreaKind(parsed.kind)
+    except ValueError:
         return None
-    if m.group(3):
-        return Area(AreaKind(m.group(3)))
-    return Area(AreaKind(m.group(1)), m.group(2))
+    owned = kind not in (AreaKind.SUPPLY, AreaKind.TABLE)
+    if (not parsed.owner) if owned else (parsed.owner is not None):
+        return None
+    return Area(kind, parsed.owner)
 
 
 def position_number(cell: str) -> int:

@@ -131,10 +131,10 @@ def test_scan_says_what_it_could_not_read_next_to_the_score(capsys: pytest.Captu
     import dataclasses
 
     import vision
-    from vision.layouts import Problem
+    from vision.problems import Problem, ProblemCode
 
     real = vision.recognise
-    missing = Problem("layout/player_not_in_view", "no player board of Ben (ben) is in view; that player is left out of this reading")
+    missing = Problem(ProblemCode.PLAYER_NOT_IN_VIEW, "no player board of Ben (ben) is in view; that player is left out of this reading")
     monkeypatch.setattr(vision, "recognise", lambda data, game_id: dataclasses.replace(real(data, game_id), problems=(missing,)))
     code, out, _ = run(capsys, "scan", str(vision.sample_photo("habitats")), "--game", "habitats")
     assert code == 0

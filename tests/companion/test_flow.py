@@ -132,10 +132,10 @@ def test_score_refuses_unreadable_until_confirmed(client: FlaskClient, token: st
 
 
 def test_score_refuses_a_player_out_of_view_until_confirmed(client: FlaskClient, token: str, camera: ScriptedCamera) -> None:
-    from vision.layouts import Problem
+    from vision.problems import Problem, ProblemCode
 
     case = rainforest_move()
-    gone = Problem("layout/player_not_in_view", "no player board of Ben (ben) is in view; that player is left out of this reading")
+    gone = Problem(ProblemCode.PLAYER_NOT_IN_VIEW, "no player board of Ben (ben) is in view; that player is left out of this reading")
     half = camera.show(b"half the table", case["after"], problems=(gone,))
     play = new_play(client, token)["id"]
     seen = frame(client, token, play, half).get_json()

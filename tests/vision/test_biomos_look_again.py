@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from scoring import find_game
-from scoring.model import BoardState, Placement
+from scoring.model import BoardState, Placement, UnknownPlace
 from vision import recognise, sample_photo
 from vision.layouts import Located, TableView, find_layout
 from vision.layouts.biomos import canonical
@@ -60,7 +60,7 @@ def test_an_unread_token_on_the_black_hole_is_looked_at_again_and_is_an_unknown_
     tokens = [a for a in result.look_again if a.face_mm == TOKEN]
     assert len(tokens) == 1
     assert math.dist(tokens[0].centre_mm, unread) < 10.0
-    assert result.unknown == (Placement("?", "blackhole"),)  # type: ignore[arg-type]
+    assert result.unknown == (UnknownPlace("blackhole"),)
     problem = next(p for p in result.problems if p.code == "layout/unread_token")
     assert "BLACKHOLE-20" in problem.message and problem.image_points
     # The token that was read is placed, and nothing is looked for over it.
@@ -75,7 +75,7 @@ def test_an_unread_token_on_an_established_card_is_looked_at_again() -> None:
     result = find_layout("biomos").read(_view((board, hole, read_token, card), [unread]))
     tokens = [a for a in result.look_again if a.face_mm == TOKEN]
     assert len(tokens) == 1 and math.dist(tokens[0].centre_mm, unread) < 10.0
-    assert result.unknown == (Placement("?", "blackhole"),)  # type: ignore[arg-type]
+    assert result.unknown == (UnknownPlace("blackhole"),)
 
 
 @pytest.mark.parametrize(("on_card", "reported"), [(True, True), (False, False)])
@@ -95,7 +95,7 @@ def test_a_faint_token_counts_on_a_plain_biome_card_not_on_the_busier_black_hole
 
     view = TableView("biomos", (board, hole, read_token, card), players=None, texture=texture)
     result = find_layout("biomos").read(view)
-    assert (result.unknown == (Placement("?", "blackhole"),)) is reported  # type: ignore[arg-type]
+    assert (result.unknown == (UnknownPlace("blackhole"),)) is reported  # type: ignore[arg-type]
     assert any(a.face_mm == TOKEN and math.dist(a.centre_mm, faint) < 10.0 for a in result.look_again) is reported
 
 

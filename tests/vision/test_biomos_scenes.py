@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from scoring import find_game
-from scoring.model import BoardState, Placement, Player
+from scoring.model import BoardState, Placement, Player, UnknownPlace
 from scoring.state import state_to_json
 from vision import recognise, sample_photo
 from vision.detect import Detection, MarkerKind
@@ -143,7 +143,7 @@ def test_canonical_drops_what_a_photo_cannot_show() -> None:
     state = GAME.load_state(GAME.example_state())
     seen = canonical(state)
     assert seen.placement_of("B03") is None  # kept face down: only its back shows
-    assert Placement("?", "biomes:blue") in seen.unknown  # ... an unknown card of Blue's biomes
+    assert UnknownPlace("biomes:blue") in seen.unknown  # ... an unknown card of Blue's biomes
     assert seen.placement_of("B01") == Placement("B01", "biomes:blue")
     assert seen.placement_of("OCEAN-09") == Placement("OCEAN-09", "centre")
     assert seen.placement_of("G08") == Placement("G08", "offer")
@@ -210,7 +210,7 @@ def test_a_face_down_biome_card_is_seen_where_it_lies_and_never_guessed(face_dow
 
 def test_a_face_down_biome_card_is_an_unknown_biome_of_its_player(face_down) -> None:  # noqa: ANN001
     _, scene, rec = face_down
-    assert rec.state.unknown == canonical(scene.truth).unknown == (Placement("?", "biomes:red"),)
+    assert rec.state.unknown == canonical(scene.truth).unknown == (UnknownPlace("biomes:red"),)
     (problem,) = [p for p in rec.problems if p.code == "layout/face_down"]
     assert "PLANET1-D" in problem.message and problem.components == ()
     assert np.linalg.norm(np.array(problem.image_points[0]) - scene.image_centres["B19"]) < 12.0
@@ -238,7 +238,7 @@ def test_face_down_cards_beside_a_planet_in_the_middle_and_loose() -> None:
     unseen = _face_down_at(None)  # no plane to place it
     view = TableView("biomos", (one, hole), face_down=(beside, below_hole, deck, loose, unseen))
     result = find_layout("biomos").read(view)
-    assert sorted(result.unknown, key=lambda p: p.area) == [Placement("?", "biomes:planet1"), Placement("?", "blackhole")]  # type: ignore[arg-type]
+    assert sorted(result.unknown, key=lambda p: p.area) == [UnknownPlace("biomes:planet1"), UnknownPlace("blackhole")]  # type: ignore[arg-type]
     found = [p for p in result.problems if p.code == "layout/face_down"]
     assert len(found) == 4  # beside the planet, below the Black Hole, loose, unplaceable; the deck is no problem
     assert all(p.components == () for p in found)

@@ -19,12 +19,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scoring.model import BoardState, Component, Placement, Player
+from scoring.model import BoardState, Component, Placement, Player, UnknownPlace
 
 from ..detect import MarkerKind
 from ..errors import LayoutError
 from ..identify import FaceDown
 from ..plane import apply_homography
+from ..problems import Problem
 
 #: Game id -> module exposing ``LAYOUT`` (a GameLayout). Adding a game is one line here.
 _LAYOUT_MODULES: dict[str, str] = {
@@ -141,30 +142,6 @@ class TableView:
 
 
 @dataclass(frozen=True, slots=True)
-class Problem:
-    """A layout finding the players should see (a component off the grid, an odd rotation)."""
-
-    code: str
-    """Stable code such as ``layout/off_grid``."""
-    message: str
-    components: tuple[str, ...] = ()
-    image_points: tuple[tuple[float, float], ...] = ()
-    areas: tuple[str, ...] = ()
-    """Areas of the state this problem leaves unread as a whole (a park whose entrance is not in view)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "code": self.code,
-            "message": self.message,
-            "components": list(self.components),
-            "image_points": [[round(x, 1), round(y, 1)] for x, y in self.image_points],
-        }
-        if self.areas:
-            out["areas"] = list(self.areas)
-        return out
-
-
-@dataclass(frozen=True, slots=True)
 class LookAgain:
     """A place where a layout sees a face it could not read (an unknown cell, a busy spot on a
     board): the scanner reads the tags of faces of this size there once more, whole."""
@@ -202,7 +179,7 @@ class LayoutResult:
 
     players: tuple[Player, ...]
     placed: tuple[Placed, ...]
-    unknown: tuple[Placement, ...] = ()
+    unknown: tuple[UnknownPlace, ...] = ()
     problems: tuple[Problem, ...] = ()
     confidence: float = 1.0
     """0..1: how sure the layout is of its grids (1 when every component sits squarely in a cell)."""

@@ -20,6 +20,7 @@ from scoring.model import Component, Player, Space
 from ..errors import LayoutError
 from ..plane import apply_homography
 from . import Located, Problem, TablePose, TableView, rotate, wrap_degrees
+from ..problems import ProblemCode
 
 #: A point this far (as a fraction of a space's half size) from a space's centre is too close
 #: to its border to be trusted: it is reported, not guessed.
@@ -197,7 +198,7 @@ def seen_players(players: Sequence[Player], by_owner: dict[str, Player], what: s
     present = {p.id for p in by_owner.values()}
     kept = tuple(p for p in players if p.id in present)
     problems = [
-        Problem("layout/player_not_in_view", f"no {what} of {p.name} ({p.id}) is in view; that player is left out of this reading")
+        Problem(ProblemCode.PLAYER_NOT_IN_VIEW, f"no {what} of {p.name} ({p.id}) is in view; that player is left out of this reading")
         for p in players
         if p.id not in present
     ]

@@ -44,10 +44,11 @@ from functools import cache
 import numpy as np
 
 from scoring import find_game
-from scoring.model import BoardState, Component, Placement, Player
+from scoring.model import BoardState, Component, Placement, Player, UnknownPlace
 
 from ..identify import FaceDown
 from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView, probe_all
+from ..problems import ProblemCode
 from .anchored import (
     EDGE_MM,
     SPACE_TRUST,
@@ -239,29 +240,29 @@ def _face_down_card(
     """Where a face-down biome card lies, as an area with an unknown card (None: nobody's) and a problem."""
     point = (fd.image_centre,)
     if fd.centre_mm is None:
-        return None, Problem("layout/face_down", "a face-down biome card lies on the table, but no component shows where; not scored", (), point)
+        return None, Problem(ProblemCode.FACE_DOWN, "a face-down biome card lies on the table, but no component shows where; not scored", (), point)
     near, dist = _keeper(owned, hole, fd.centre_mm)
     if near is not None and dist <= CLAIM_MM:
         if near is hole:
             message = f"a face-down biome card lies below {near.component.id}: which biome it is cannot be read; the Black Hole's score lacks it until it is turned face up"
-            return BLACKHOLE, Problem("layout/face_down", message, (), point)
+            return BLACKHOLE, Problem(ProblemCode.FACE_DOWN, message, (), point)
         player = by_board[near.component.id]
         message = (
             f"a face-down biome card lies beside {near.component.id} ({player.name or player.id}): which biome it is"
             " cannot be read; that player's score lacks it until it is turned face up"
         )
-        return BIOMES + player.id, Problem("layout/face_down", message, (), point)
+        return BIOMES + player.id, Problem(ProblemCode.FACE_DOWN, message, (), point)
     if _in_the_middle(owned, fd.centre_mm):
         return None, None  # the draw deck: face down by the rules, nobody's score
     message = "a face-down biome card lies neither beside a planet nor in the middle of the table; not scored"
-    return None, Problem("layout/face_down", message, (), point)
+    return None, Problem(ProblemCode.FACE_DOWN, message, (), point)
 
 
 def read(view: TableView) -> LayoutResult:
     """Planets, biomes, the centre row, the offer and (solo) the Black Hole from positioned components."""
     problems: list[Problem] = []
     placed: list[Placed] = []
-    unknown: list[Placement] = []
+    unknown: list[UnknownPlace] = []
     fits: list[float] = []
 
     boards = sorted(view.of_kind("board"), key=lambda b: (_board_number(b.component), b.component.id))
@@ -272,7 +273,7 @@ def read(view: TableView) -> LayoutResult:
     owned = [b for b in boards if b.component.id in by_board]
     for b in boards:
         if b.component.id not in by_board:
-            problems.append(Problem("layout/board_of_nobody", f"{b.component.id} belongs to no player of this game; its tokens are not placed", (b.component.id,), (b.image_centre,)))
+            problems.append(Problem(ProblemCode.BOARD_OF_NOBODY, f"{b.component.id} belongs to no player of this game; its tokens are not placed", (b.component.id,), (b.image_centre,)))
             continue
         placed.append(Placed(Placement(b.component.id, PLANET + by_board[b.component.id].id), b))
     holes = list(view.of_kind("blackhole"))
@@ -290,7 +291,7 @@ def read(view: TableView) -> LayoutResult:
             if _in_the_middle(owned, card.centre_mm):
                 offer.append(card)
             else:
-                problems.append(Problem("layout/unplaced", f"{card.component.id} lies neither beside a planet nor in the middle of the table; not placed", (card.component.id,), (card.image_centre,)))
+                problems.append(Problem(ProblemCode.UNPLACED, f"{card.component.id} lies neither beside a planet nor in the middle of the table; not placed", (card.component.id,), (card.image_centre,)))
         elif near is hole:
             claimed_by_hole.append(card)
             placed.append(Placed(Placement(card.component.id, BLACKHOLE), card))
@@ -302,7 +303,7 @@ def read(view: TableView) -> LayoutResult:
         if fd.kind == "card":
             area, problem = _face_down_card(fd, owned, hole, by_board)
             if area is not None:
-                unknown.append(Placement("?", area))  # type: ignore[arg-type]
+                unknown.append(UnknownPlace(area))
             if problem is not None:
                 problems.append(problem)
 
@@ -315,10 +316,10 @@ def read(view: TableView) -> LayoutResult:
             area = PLANET + by_board[board.component.id].id
             hit = space_hit(board, xy)
             if hit is None:
-                problems.append(Problem("layout/off_space", f"{token.component.id} lies on {board.component.id} but on none of its spaces; not placed", (token.component.id,), (token.image_centre,)))
+                problems.append(Problem(ProblemCode.OFF_SPACE, f"{token.component.id} lies on {board.component.id} but on none of its spaces; not placed", (token.component.id,), (token.image_centre,)))
                 continue
             if hit.offset > SPACE_TRUST:
-                problems.append(Problem("layout/between_spaces", f"{token.component.id} lies on the border of space {hit.space.name}; not placed", (token.component.id,), (token.image_centre,)))
+                problems.append(Problem(ProblemCode.BETWEEN_SPACES, f"{token.component.id} lies on the border of space {hit.space.name}; not placed", (token.component.id,), (token.image_centre,)))
                 continue
             fits.append(1.0 - max(0.0, hit.offset - 0.4))
             placed.append(Placed(Placement(token.component.id, area, hit.space.name), token))
@@ -331,14 +332,14 @@ def read(view: TableView) -> LayoutResult:
             placed.append(Placed(Placement(token.component.id, BLACKHOLE, None, 0, True, card.component.id), token))
             continue
         if holder(view.of_kind("card"), xy) is not None:
-            problems.append(Problem("layout/token_on_card", f"{token.component.id} lies on a biome card; not placed", (token.component.id,), (token.image_centre,)))
+            problems.append(Problem(ProblemCode.TOKEN_ON_CARD, f"{token.component.id} lies on a biome card; not placed", (token.component.id,), (token.image_centre,)))
             continue
         near, dist = nearest(owned, xy)
         if near is not None and dist <= OFF_BOARD_MM:
-            problems.append(Problem("layout/off_board", f"{token.component.id} lies just off {near.component.id} (slid off the planet?); not placed", (token.component.id,), (token.image_centre,)))
+            problems.append(Problem(ProblemCode.OFF_BOARD, f"{token.component.id} lies just off {near.component.id} (slid off the planet?); not placed", (token.component.id,), (token.image_centre,)))
             continue
         if not _in_the_middle(owned, token.centre_mm):
-            problems.append(Problem("layout/unplaced", f"{token.component.id} lies on no planet and not in the middle of the table; not placed", (token.component.id,), (token.image_centre,)))
+            problems.append(Problem(ProblemCode.UNPLACED, f"{token.component.id} lies on no planet and not in the middle of the table; not placed", (token.component.id,), (token.image_centre,)))
             continue
         centre.append(token)
     for token in along(centre, axis):
@@ -360,8 +361,8 @@ def read(view: TableView) -> LayoutResult:
             continue
         if hit is not None and (area, hit.space.name) not in taken:
             taken.add((area, hit.space.name))
-            unknown.append(Placement("?", area, hit.space.name))  # type: ignore[arg-type]
-            problems.append(Problem("layout/unreadable", f"the token on {hit.space.name} of {board.component.id} could not be read", (), (u.image_centre,)))
+            unknown.append(UnknownPlace(area, hit.space.name))
+            problems.append(Problem(ProblemCode.UNREADABLE, f"the token on {hit.space.name} of {board.component.id} could not be read", (), (u.image_centre,)))
     # Spaces that look as busy as a printed tag hold a token that did not even show as a quad.
     spots = [
         Spot(board, s.x_mm, s.y_mm, (PLANET + by_board[board.component.id].id, s.name))
@@ -371,8 +372,8 @@ def read(view: TableView) -> LayoutResult:
     ]
     for spot in busy_spots(view, spots, reference):
         area, cell = spot.key  # type: ignore[misc]
-        unknown.append(Placement("?", area, cell))  # type: ignore[arg-type]
-        problems.append(Problem("layout/unread_token", f"something lies on {cell} of {spot.holder.component.id} that could not be read; that space is not scored", (), (image_point(spot),)))
+        unknown.append(UnknownPlace(area, cell))
+        problems.append(Problem(ProblemCode.UNREAD_TOKEN, f"something lies on {cell} of {spot.holder.component.id} that could not be read; that space is not scored", (), (image_point(spot),)))
     # Faces seen but not read: tokens on the Black Hole and its cards, biome cards in front of a
     # planet, undecoded markers off the planets, an unread Black Hole under loose tokens. Each is
     # looked at again (read whole); what stays unread is reported where it lies.
@@ -386,15 +387,15 @@ def read(view: TableView) -> LayoutResult:
         if spot.holder in loose_cards:
             message = f"something lies on {spot.holder.component.id} that could not be read"
         else:
-            unknown.append(Placement("?", BLACKHOLE))  # type: ignore[arg-type]
+            unknown.append(UnknownPlace(BLACKHOLE))
             message = f"something lies on {spot.holder.component.id} that could not be read; the Black Hole's score lacks it"
-        problems.append(Problem("layout/unread_token", message, (), (image_point(spot),)))
+        problems.append(Problem(ProblemCode.UNREAD_TOKEN, message, (), (image_point(spot),)))
     # In front of a planet a busy place may as well be a sheet of notes: it is shown to the
     # players, not counted as an unknown biome.
     for spot in _unread_cards(view, owned, reference):
         again.append(LookAgain(_spot_xy(spot), card_mm))
         board = spot.holder
-        problems.append(Problem("layout/unread_card", f"something lies in front of {board.component.id} that could not be read; if it is a biome card, that player's score lacks it", (), (image_point(spot),)))
+        problems.append(Problem(ProblemCode.UNREAD_CARD, f"something lies in front of {board.component.id} that could not be read; if it is a biome card, that player's score lacks it", (), (image_point(spot),)))
     for u in view.unreadable:
         if u.centre_mm is not None and holder(owned, u.centre_mm) is None:
             again += [LookAgain(u.centre_mm, token_mm, 4.0), LookAgain(u.centre_mm, card_mm)]
@@ -546,7 +547,7 @@ def canonical(state: BoardState) -> BoardState:
         return replace(p, cell=None) if p.area in (CENTRE, OFFER) else p
 
     hidden = tuple(
-        Placement("?", p.area)  # type: ignore[arg-type]
+        UnknownPlace(p.area)
         for p in state.placements
         if not p.face_up and (p.area.startswith(BIOMES) or p.area == BLACKHOLE)
     )

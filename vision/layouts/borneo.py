@@ -36,9 +36,10 @@ import numpy as np
 
 from scoring import find_game
 from scoring.markers import marker_layout
-from scoring.model import BoardState, Placement
+from scoring.model import BoardState, Placement, UnknownPlace
 
 from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView, probe_all
+from ..problems import ProblemCode
 from .anchored import (
     EDGE_MM,
     SPACE_TRUST,
@@ -210,13 +211,13 @@ def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem], list[t
     supported: dict[str, str] = {}
     for top_id, (shift, base) in sorted(below.items(), key=lambda kv: kv[1][0]):
         if shift > FAN_GAP_MM:
-            problems.append(Problem("layout/fan_gap", f"{top_id} lies {shift:.0f} mm below {base.component.id}: a card between them may not have been read; {top_id} is not placed", (top_id, base.component.id), (base.image_centre,)))
+            problems.append(Problem(ProblemCode.FAN_GAP, f"{top_id} lies {shift:.0f} mm below {base.component.id}: a card between them may not have been read; {top_id} is not placed", (top_id, base.component.id), (base.image_centre,)))
             gaps.append((base, shift))
             on[top_id] = ""
             continue
         other = supported.get(base.component.id)
         if other is not None:
-            problems.append(Problem("layout/two_on_one", f"{top_id} and {other} both lie on {base.component.id}; {top_id} is read as lying on nothing", (top_id, base.component.id), (base.image_centre,)))
+            problems.append(Problem(ProblemCode.TWO_ON_ONE, f"{top_id} and {other} both lie on {base.component.id}; {top_id} is read as lying on nothing", (top_id, base.component.id), (base.image_centre,)))
             continue
         supported[base.component.id] = top_id
         on[top_id] = base.component.id
@@ -270,7 +271,7 @@ def read(view: TableView) -> LayoutResult:
     cat = _catalog()
     problems: list[Problem] = []
     placed: list[Placed] = []
-    unknown: list[Placement] = []
+    unknown: list[UnknownPlace] = []
     fits: list[float] = []
 
     again: list[LookAgain] = []
@@ -306,14 +307,14 @@ def read(view: TableView) -> LayoutResult:
         if platform is not None:
             hit = space_hit(platform, xy)
             if hit is None:
-                report("layout/off_slot", tile, f"lies on platform {platform.component.id} but on none of its slots")
+                report(ProblemCode.OFF_SLOT, tile, f"lies on platform {platform.component.id} but on none of its slots")
                 continue
             if hit.offset > SPACE_TRUST:
-                report("layout/between_spaces", tile, f"lies across the border of slot {hit.space.name} of {platform.component.id}")
+                report(ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of slot {hit.space.name} of {platform.component.id}")
                 continue
             turns, err = steps_from(tile, platform.angle_deg, 60.0)
             if err > 20.0:
-                report("layout/rotation_unclear", tile, f"lies {err:.0f} degrees off its slot's edges")
+                report(ProblemCode.ROTATION_UNCLEAR, tile, f"lies {err:.0f} degrees off its slot's edges")
                 continue
             fits.append(1.0 - max(0.0, hit.offset - 0.4))
             placed.append(Placed(Placement(tile.component.id, PLATFORM + platform.component.id, hit.space.name, turns), tile))
@@ -322,7 +323,7 @@ def read(view: TableView) -> LayoutResult:
         if legend is not None and dist <= HAND_MM:
             placed.append(Placed(Placement(tile.component.id, HAND + by_legend[legend.component.id].id), tile))
             continue
-        report("layout/loose", tile, "lies on no platform and near no player's legend card")
+        report(ProblemCode.LOOSE, tile, "lies on no platform and near no player's legend card")
 
     earned: dict[str, list[Located]] = {}
     gallery: list[Located] = []
@@ -336,7 +337,7 @@ def read(view: TableView) -> LayoutResult:
         if earnable or (action is not None and getattr(action.kind, "value", "") == "ability"):
             gallery.append(card)
             continue
-        report("layout/not_read", card, "is a card the table layout does not place (a deck or discard card?)")
+        report(ProblemCode.NOT_READ, card, "is a card the table layout does not place (a deck or discard card?)")
     # The gallery lies beside the jungle, one card apart from the next: a card far from every
     # platform, or fanned with others (a food chain whose legend is out of view), is not guessed.
     fanned, _, _ = _stacks(gallery)
@@ -344,7 +345,7 @@ def read(view: TableView) -> LayoutResult:
     for card in gallery:
         _, dist = nearest(platforms, card.centre_mm)
         if card.component.id in in_fan or dist > GALLERY_MM:
-            report("layout/unplaced", card, "lies near no legend card and is not laid out beside the jungle")
+            report(ProblemCode.UNPLACED, card, "lies near no legend card and is not laid out beside the jungle")
             continue
         placed.append(Placed(Placement(card.component.id, GALLERY), card))
     chain_gaps: list[Spot] = []
@@ -361,8 +362,8 @@ def read(view: TableView) -> LayoutResult:
             if on.get(card.component.id) == "":
                 continue
             if card.component.id in above and above[card.component.id] > 0.6 * reference:
-                problems.append(Problem("layout/fan_gap", f"{card.component.id} lies fanned below something printed that was not read (a card of the chain?); not placed", (card.component.id,), (card.image_centre,)))
-                unknown.append(Placement("?", EARNED + pid))  # type: ignore[arg-type]
+                problems.append(Problem(ProblemCode.FAN_GAP, f"{card.component.id} lies fanned below something printed that was not read (a card of the chain?); not placed", (card.component.id,), (card.image_centre,)))
+                unknown.append(UnknownPlace(EARNED + pid))
                 look_along(card, range(-1, -_UNREAD_RUN - 1, -1))
                 continue
             chain.append(card)
@@ -370,7 +371,7 @@ def read(view: TableView) -> LayoutResult:
         kept = {c.component.id for c in chain}
         while unsure := [c for c in chain if on.get(c.component.id) and on[c.component.id] not in kept]:
             for card in unsure:
-                problems.append(Problem("layout/fan_gap", f"{card.component.id} lies on {on[card.component.id]}, which is not placed; not placed", (card.component.id,), (card.image_centre,)))
+                problems.append(Problem(ProblemCode.FAN_GAP, f"{card.component.id} lies on {on[card.component.id]}, which is not placed; not placed", (card.component.id,), (card.image_centre,)))
                 kept.discard(card.component.id)
             chain = [c for c in chain if c.component.id in kept]
         for card in chain:
@@ -380,8 +381,8 @@ def read(view: TableView) -> LayoutResult:
     placed_ids = {p.placement.component for p in placed}
     for spot in busy_spots(view, chain_gaps, card_reference):
         below = spot.holder.component.id
-        unknown.append(Placement("?", spot.key, None, 0, True, below if below in placed_ids else None))  # type: ignore[arg-type]
-        problems.append(Problem("layout/fan_unread", f"a card lies fanned on {below} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
+        unknown.append(UnknownPlace(str(spot.key), None, below if below in placed_ids else None))
+        problems.append(Problem(ProblemCode.FAN_UNREAD, f"a card lies fanned on {below} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
         look_along(spot.holder, range(1, _UNREAD_RUN + 1))
     for card in view.of_kind("bonus"):
         placed.append(Placed(Placement(card.component.id, BONUS), card))
@@ -403,8 +404,8 @@ def read(view: TableView) -> LayoutResult:
             continue  # the slot's own printed outline, not a tile
         if key not in taken:
             taken.add(key)
-            unknown.append(Placement("?", key[0], key[1]))  # type: ignore[arg-type]
-            problems.append(Problem("layout/unreadable", f"the tile on slot {hit.space.name} of {platform.component.id} could not be read", (), (u.image_centre,)))
+            unknown.append(UnknownPlace(key[0], key[1]))
+            problems.append(Problem(ProblemCode.UNREADABLE, f"the tile on slot {hit.space.name} of {platform.component.id} could not be read", (), (u.image_centre,)))
     # Free slots that look as busy as a printed tag hold a tile that did not even show as a quad.
     spots = [
         Spot(platform, s.x_mm, s.y_mm, (PLATFORM + platform.component.id, s.name), 6.0, _TILE_RING)
@@ -414,8 +415,8 @@ def read(view: TableView) -> LayoutResult:
     ]
     for spot in busy_spots(view, spots, tile_reference):
         area, cell = spot.key  # type: ignore[misc]
-        unknown.append(Placement("?", area, cell))  # type: ignore[arg-type]
-        problems.append(Problem("layout/unread_tile", f"something lies on slot {cell} of {spot.holder.component.id} that could not be read; that slot is not scored", (), (image_point(spot),)))
+        unknown.append(UnknownPlace(area, cell))
+        problems.append(Problem(ProblemCode.UNREAD_TILE, f"something lies on slot {cell} of {spot.holder.component.id} that could not be read; that slot is not scored", (), (image_point(spot),)))
     confidence = float(np.mean(fits)) if fits else (1.0 if platforms or not view.located else 0.5)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=tuple(again))
 

@@ -22,12 +22,14 @@ Rulings of this layout:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
+from typing import TypeVar
 
 import numpy as np
 
 from scoring import find_game
-from scoring.model import BoardState, Placement, Player
+from scoring.model import BoardState, Placement, Player, UnknownPlace
 
 from . import (
     GameLayout,
@@ -52,6 +54,7 @@ from . import (
     space_pose,
     wrap_degrees,
 )
+from ..problems import ProblemCode
 
 GAME_ID = "habitats"
 PARK_PREFIX = "park:"
@@ -67,6 +70,9 @@ PROBE_HALF_MM = (15.0, 15.0)
 BUSY = 0.6
 #: ...and like bare table below this one (printed faces measure 5-20 times bare table, blurred or not).
 BARE = 0.3
+
+#: A placement or an unknown place (both move with their park).
+P = TypeVar("P", Placement, UnknownPlace)
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -221,7 +227,7 @@ def read(view: TableView) -> LayoutResult:
     # an empty park is never scored as if it were the player's.
     in_view = {colour for _, colour in entrances}
     problems += [
-        Problem("layout/player_not_in_view", f"the entrance of {p.name} ({p.id}) is not in view; that park is not read",
+        Problem(ProblemCode.PLAYER_NOT_IN_VIEW, f"the entrance of {p.name} ({p.id}) is not in view; that park is not read",
                 areas=(PARK_PREFIX + p.id,))
         for p in players
         if view.players is not None and p.id not in in_view and (p.colour or p.id) not in in_view
@@ -231,7 +237,7 @@ def read(view: TableView) -> LayoutResult:
     seat0 = min((p.seat for p in players), default=None)
     centres = {id(c): np.array(c.centre_mm) for c in view.located}
     placed: list[Placed] = []
-    unknown: list[Placement] = []
+    unknown: list[UnknownPlace] = []
 
     grid_items = [c for c in view.located if c.component.kind in ("tile", "entrance", "figure")]
     figures = {id(c) for c in grid_items if c.component.kind == "figure"}
@@ -251,7 +257,7 @@ def read(view: TableView) -> LayoutResult:
         for e in ents:
             player = by_colour.get(entrance_colour[id(e)])
             if player is None:
-                problems.append(Problem("park/no_player", f"{e.component.id} belongs to no player of this game", (e.component.id,), (e.image_centre,)))
+                problems.append(Problem(ProblemCode.PARK_NO_PLAYER, f"{e.component.id} belongs to no player of this game", (e.component.id,), (e.image_centre,)))
                 continue
             owners[id(e)] = player
         pitch = _pitch(members)
@@ -275,7 +281,7 @@ def read(view: TableView) -> LayoutResult:
             turns, turn_err = m.turns_from(angle)
             fits.append(cell_fit(err) * (1.0 if turn_err < 20 else 0.5))
             if turn_err >= 20:
-                problems.append(Problem("layout/rotation_unclear", f"{m.component.id} lies {turn_err:.0f} degrees off the park grid", (m.component.id,), (m.image_centre,)))
+                problems.append(Problem(ProblemCode.ROTATION_UNCLEAR, f"{m.component.id} lies {turn_err:.0f} degrees off the park grid", (m.component.id,), (m.image_centre,)))
             placed.append(Placed(Placement(m.component.id, area, cell, turns), m))  # type: ignore[arg-type]
 
     market_figures = [c for c in grid_items if id(c) in figures]
@@ -290,7 +296,7 @@ def read(view: TableView) -> LayoutResult:
                 loose.extend(members)
         market_layout = _catalog().markets.get(len(players))
         if chosen and seat0_angle is None:
-            problems.append(Problem("layout/market_unanchored", "the market's axes come from seat 0's entrance, which is not in view; market not placed",
+            problems.append(Problem(ProblemCode.MARKET_UNANCHORED, "the market's axes come from seat 0's entrance, which is not in view; market not placed",
                                     tuple(m.component.id for m in chosen), tuple(m.image_centre for m in chosen)))
         elif chosen:
             ref = seat0_angle
@@ -318,7 +324,7 @@ def read(view: TableView) -> LayoutResult:
                     unread = [(i, j) for i in range(columns) for j in range(rows) if (x0 + i, y0 + j) not in read_cells]
                     partial = False
             if partial and market_layout is not None:
-                problems.append(Problem("layout/market_partial",
+                problems.append(Problem(ProblemCode.MARKET_PARTIAL,
                                         f"the market in view spans {extent[0]}x{extent[1]} cells, not the"
                                         f" {market_layout.columns}x{market_layout.rows} of {len(players)} players; its cells are not placed",
                                         tuple(m.component.id for m in chosen), tuple(m.image_centre for m in chosen)))
@@ -329,10 +335,10 @@ def read(view: TableView) -> LayoutResult:
                     turns, _ = m.turns_from(ref)
                     placed.append(Placed(Placement(m.component.id, MARKET, (cell[0] - x0, cell[1] - y0), turns), m))
                 # Cells of the completed market that look printed but were not read.
-                unknown.extend(Placement("?", MARKET, cell) for cell in unread)  # type: ignore[arg-type]
+                unknown.extend(UnknownPlace(MARKET, cell) for cell in unread)
 
     for m in loose:
-        problems.append(Problem("layout/loose", f"{m.component.id} lies apart from every park and the market; not placed", (m.component.id,), (m.image_centre,)))
+        problems.append(Problem(ProblemCode.LOOSE, f"{m.component.id} lies apart from every park and the market; not placed", (m.component.id,), (m.image_centre,)))
 
     # The score track: goals and score markers on its spaces.
     board = next((c for c in view.located if c.component.id == cat.track.id), None)
@@ -345,7 +351,7 @@ def read(view: TableView) -> LayoutResult:
         for c in on_track:
             name = space_at(board, centres[id(c)])
             if name is None:
-                problems.append(Problem("layout/off_track", f"{c.component.id} lies on no space of the score track", (c.component.id,), (c.image_centre,)))
+                problems.append(Problem(ProblemCode.OFF_TRACK, f"{c.component.id} lies on no space of the score track", (c.component.id,), (c.image_centre,)))
                 continue
             below = stacked.get(name)
             placed.append(Placed(Placement(c.component.id, TRACK, name, 0, True, below), c))  # type: ignore[arg-type]
@@ -353,12 +359,12 @@ def read(view: TableView) -> LayoutResult:
     else:
         for c in view.located:
             if c.component.kind in ("goal", "marker"):
-                problems.append(Problem("layout/no_track", f"{c.component.id} seen but the score track is not in view", (c.component.id,), (c.image_centre,)))
+                problems.append(Problem(ProblemCode.NO_TRACK, f"{c.component.id} seen but the score track is not in view", (c.component.id,), (c.image_centre,)))
 
     # Unreadable markers inside a park or the market become unknown cells where a tile's
     # outline lies (an undecoded quad may span the table between two parks); elsewhere they
     # are only looked at again, as faint cells are.
-    faint: list[Placement] = []
+    faint: list[UnknownPlace] = []
     taken = {(p.placement.area, p.placement.cell) for p in placed} | {(u.area, u.cell) for u in unknown}
     grid_cells: dict[str, dict[tuple[int, int], Located]] = {area: {} for area in frames}
     for p in placed:
@@ -376,9 +382,9 @@ def read(view: TableView) -> LayoutResult:
             continue
         if face_outlined(view, frames[best_area], grid_cells[best_area], best_cell, (50.0, 50.0)):
             taken.add((best_area, best_cell))
-            unknown.append(Placement("?", best_area, best_cell))  # type: ignore[arg-type]
+            unknown.append(UnknownPlace(best_area, best_cell))
         else:
-            faint.append(Placement("?", best_area, best_cell))  # type: ignore[arg-type]
+            faint.append(UnknownPlace(best_area, best_cell))
     # Cells next to a park or in the market that look printed but were not read (faint ones
     # are only looked at again).
     for area, frame in frames.items():
@@ -394,18 +400,18 @@ def read(view: TableView) -> LayoutResult:
         for cell in covered.busy:
             if (area, cell) not in taken:
                 taken.add((area, cell))
-                unknown.append(Placement("?", area, cell))  # type: ignore[arg-type]
-        faint.extend(Placement("?", area, cell) for cell in covered.faint if (area, cell) not in taken)
+                unknown.append(UnknownPlace(area, cell))
+        faint.extend(UnknownPlace(area, cell) for cell in covered.faint if (area, cell) not in taken)
     faint = [f for f in dict.fromkeys(faint) if (f.area, f.cell) not in taken]
     confidence = float(np.mean(fits)) if fits else (1.0 if not view.located else 0.5)
-    if any(p.code == "park/no_player" for p in problems):
+    if any(p.code == ProblemCode.PARK_NO_PLAYER for p in problems):
         confidence *= 0.5
     again = _look_again(unknown + faint, frames, placed)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
 
 
 def _look_again(
-    unknown: list[Placement], frames: dict[str, tuple[np.ndarray, float, float]], placed: list[Placed]
+    unknown: list[UnknownPlace], frames: dict[str, tuple[np.ndarray, float, float]], placed: list[Placed]
 ) -> tuple[LookAgain, ...]:
     """Unknown grid cells as places to read once more, for faces of the sizes read in that grid."""
     sizes: dict[str, set[tuple[float, float]]] = {}
@@ -428,11 +434,11 @@ def canonical(state: BoardState) -> BoardState:
     for p in state.placements:
         if cat.colour_of_entrance(p.component) and isinstance(p.cell, tuple):
             shift[p.area] = p.cell
-    def moved(p: Placement) -> Placement:
+    def moved(p: P) -> P:
         s = shift.get(p.area)
         if s is None or not isinstance(p.cell, tuple):
             return p
-        return Placement(p.component, p.area, (p.cell[0] - s[0], p.cell[1] - s[1]), p.rotation, p.face_up, p.on, p.slot)
+        return dataclasses.replace(p, cell=(p.cell[0] - s[0], p.cell[1] - s[1]))
     return BoardState(state.game, state.players, tuple(moved(p) for p in state.placements), state.options, state.extras,
                       tuple(moved(u) for u in state.unknown))
 

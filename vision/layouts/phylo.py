@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from scoring import find_game
-from scoring.model import BoardState, Placement, Player
+from scoring.model import BoardState, Placement, Player, UnknownPlace
 
 from . import (
     GameLayout,
@@ -39,6 +39,7 @@ from . import (
     rotate,
     wrap_degrees,
 )
+from ..problems import ProblemCode
 
 GAME_ID = "phylo"
 TABLE = "table"
@@ -126,7 +127,7 @@ def read(view: TableView) -> LayoutResult:
     events = [c for c in view.located if _kind(c.component.id) == "event"]
     if not homes_seen:
         if cards:
-            problems.append(Problem("layout/no_home", f"{order[0] if order else 'the first HOME card'} is not in view: the grid has no origin, nothing is placed",
+            problems.append(Problem(ProblemCode.NO_HOME, f"{order[0] if order else 'the first HOME card'} is not in view: the grid has no origin, nothing is placed",
                                     tuple(c.component.id for c in cards)))
         players = tuple(view.players) if view.players is not None else ()
         return LayoutResult(players, (), (), tuple(problems), 0.0 if cards else 1.0)
@@ -142,13 +143,13 @@ def read(view: TableView) -> LayoutResult:
         turns, turn_err = c.turns_from(angle)
         fit = cell_fit(err) * (1.0 if turn_err < 20 else 0.5)
         if turns not in seat_rotations:
-            problems.append(Problem("layout/faces_nobody", f"{c.component.id} faces no seated player (rotation {turns}); not placed",
+            problems.append(Problem(ProblemCode.FACES_NOBODY, f"{c.component.id} faces no seated player (rotation {turns}); not placed",
                                     (c.component.id,), (c.image_centre,)))
             fits.append(0.5)
             continue
         if cell in by_cell:
             other = by_cell[cell]
-            problems.append(Problem("layout/cell_taken", f"{c.component.id} and {other.placement.component} share cell {list(cell)}; {c.component.id} not placed",
+            problems.append(Problem(ProblemCode.CELL_TAKEN, f"{c.component.id} and {other.placement.component} share cell {list(cell)}; {c.component.id} not placed",
                                     (c.component.id, other.placement.component), (c.image_centre,)))
             continue
         fits.append(fit)
@@ -159,13 +160,13 @@ def read(view: TableView) -> LayoutResult:
         turns, _ = e.turns_from(angle)
         target = _under(e, [p for p in placed if _kind(p.placement.component) == "species"])
         if target is None or turns not in seat_rotations:
-            problems.append(Problem("layout/loose_event", f"{e.component.id} lies on no species card; not placed",
+            problems.append(Problem(ProblemCode.LOOSE_EVENT, f"{e.component.id} lies on no species card; not placed",
                                     (e.component.id,), (e.image_centre,)))
             continue
         placed.append(Placed(Placement(e.component.id, TABLE, None, turns, True, target.placement.component), e))
     # An unread marker beside the grid names an unknown cell where a card's outline lies (a
     # note's black squares are marker-shaped too); elsewhere it is only looked at again.
-    unknown: list[Placement] = []
+    unknown: list[UnknownPlace] = []
     unsure: list[tuple[int, int]] = []
     occupied = {cell: p.located for cell, p in by_cell.items()}
     card = _catalog().edition.card_size_mm
@@ -177,13 +178,13 @@ def read(view: TableView) -> LayoutResult:
         if not near or cell in by_cell or any(p.cell == cell for p in unknown) or cell in unsure:
             continue
         if face_outlined(view, (origin, angle, pitch), occupied, cell, card):
-            unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
+            unknown.append(UnknownPlace(TABLE, cell))
         else:
             unsure.append(cell)
     covered = covered_cells(view, (origin, angle, pitch), occupied, (63.5, 63.5))
     for cell in covered.busy:
         if all(u.cell != cell for u in unknown):
-            unknown.append(Placement("?", TABLE, cell))  # type: ignore[arg-type]
+            unknown.append(UnknownPlace(TABLE, cell))
     confidence = float(np.mean(fits)) if fits else 1.0
     cells = list(dict.fromkeys([u.cell for u in unknown] + [*unsure, *covered.faint]))
     frame = (origin, angle, pitch)

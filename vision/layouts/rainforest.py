@@ -31,9 +31,10 @@ from functools import cache, partial
 import numpy as np
 
 from scoring import find_game
-from scoring.model import BoardState, Component, Placement, Player
+from scoring.model import BoardState, Component, Placement, Player, UnknownPlace
 
 from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView, Unreadable, probe_all
+from ..problems import ProblemCode
 from .anchored import (
     SPACE_TRUST,
     holder,
@@ -194,7 +195,7 @@ def read(view: TableView) -> LayoutResult:
     view = remembering(view)
     problems: list[Problem] = []
     placed: list[Placed] = []
-    unknown: list[Placement] = []
+    unknown: list[UnknownPlace] = []
     fits: list[float] = []
 
     def report(code: str, loc: Located, message: str) -> None:
@@ -210,7 +211,7 @@ def read(view: TableView) -> LayoutResult:
         if b.component.id in by_board:
             placed.append(Placed(Placement(b.component.id, PLAYER + by_board[b.component.id].id), b))
         else:
-            problems.append(Problem("layout/board_of_nobody", f"{b.component.id} belongs to no player of this game; its tiles are not placed", (b.component.id,), (b.image_centre,)))
+            problems.append(Problem(ProblemCode.BOARD_OF_NOBODY, f"{b.component.id} belongs to no player of this game; its tiles are not placed", (b.component.id,), (b.image_centre,)))
     main = next((b for b in view.of_kind("board") if b.component.id == MAIN_BOARD), None)
     if main is not None:
         placed.append(Placed(Placement(MAIN_BOARD, TABLE), main))
@@ -228,7 +229,7 @@ def read(view: TableView) -> LayoutResult:
             if hit is None:
                 area, cell = CLEARING + pid, None
             elif hit.offset > SPACE_TRUST:
-                report("layout/between_spaces", tile, f"lies across the border of {hit.space.name}")
+                report(ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of {hit.space.name}")
                 continue
             else:
                 fits.append(1.0 - max(0.0, hit.offset - 0.4))
@@ -241,13 +242,13 @@ def read(view: TableView) -> LayoutResult:
         if main is not None and holder([main], xy) is not None:
             hit = space_hit(main, xy)
             if hit is None or not hit.space.name.endswith("PILE") or hit.offset > SPACE_TRUST:
-                report("layout/off_space", tile, "lies on the main board but on no zone's pile")
+                report(ProblemCode.OFF_SPACE, tile, "lies on the main board but on no zone's pile")
                 continue
             area, cell = _zone_cell(hit.space.name)
             turns, _ = steps_from(tile, main.angle_deg, 90.0)
             placed.append(Placed(Placement(tile.component.id, area, cell, turns), tile))
             continue
-        report("layout/loose", tile, "lies on no player board and on no zone's pile")
+        report(ProblemCode.LOOSE, tile, "lies on no player board and on no zone's pile")
 
     # Species tokens: a slot of the tile under them, a reserve space, or a zone's token space.
     for token in view.of_kind("token"):
@@ -256,16 +257,16 @@ def read(view: TableView) -> LayoutResult:
         if tile is not None:
             hit = space_hit(tile, xy)
             if hit is None:
-                report("layout/off_slot", token, f"lies on {tile.component.id} but on none of its slots")
+                report(ProblemCode.OFF_SLOT, token, f"lies on {tile.component.id} but on none of its slots")
             elif hit.offset > SPACE_TRUST:
-                report("layout/between_spaces", token, f"lies between two slots of {tile.component.id}")
+                report(ProblemCode.BETWEEN_SPACES, token, f"lies between two slots of {tile.component.id}")
             else:
                 fits.append(1.0 - max(0.0, hit.offset - 0.4))
                 area = tile_area[tile.component.id]
                 placed.append(Placed(Placement(token.component.id, area, None, 0, True, tile.component.id, int(hit.space.name)), token))
             continue
         if holder(view.of_kind("tile"), xy) is not None:
-            report("layout/on_unplaced_tile", token, "lies on a tile that has no place")
+            report(ProblemCode.ON_UNPLACED_TILE, token, "lies on a tile that has no place")
             continue
         board = holder(owned, xy)
         if board is not None:
@@ -273,17 +274,17 @@ def read(view: TableView) -> LayoutResult:
             if hit is not None and hit.space.name.startswith("R") and hit.offset <= SPACE_TRUST:
                 placed.append(Placed(Placement(token.component.id, RESERVE + by_board[board.component.id].id, hit.space.name), token))
             else:
-                report("layout/off_space", token, f"lies on {board.component.id} but on no tile and no reserve space")
+                report(ProblemCode.OFF_SPACE, token, f"lies on {board.component.id} but on no tile and no reserve space")
             continue
         if main is not None and holder([main], xy) is not None:
             hit = space_hit(main, xy)
             if hit is None or "-S" not in hit.space.name or hit.offset > SPACE_TRUST:
-                report("layout/off_space", token, "lies on the main board but on no zone's token space")
+                report(ProblemCode.OFF_SPACE, token, "lies on the main board but on no zone's token space")
                 continue
             area, cell = _zone_cell(hit.space.name)
             placed.append(Placed(Placement(token.component.id, area, cell), token))
             continue
-        report("layout/loose", token, "lies on no tile, reserve or zone")
+        report(ProblemCode.LOOSE, token, "lies on no tile, reserve or zone")
 
     # Protected-area and diversity tokens: on a tile, or in the supply.
     for bonus in view.of_kind(*BONUS_KINDS):
@@ -291,9 +292,9 @@ def read(view: TableView) -> LayoutResult:
         if tile is not None:
             placed.append(Placed(Placement(bonus.component.id, tile_area[tile.component.id], None, 0, True, tile.component.id), bonus))
         elif holder(view.of_kind("tile"), bonus.centre_mm) is not None:
-            report("layout/on_unplaced_tile", bonus, "lies on a tile that has no place")
+            report(ProblemCode.ON_UNPLACED_TILE, bonus, "lies on a tile that has no place")
         elif holder(view.of_kind("board"), bonus.centre_mm) is not None:
-            report("layout/off_tile", bonus, "lies on a board but on no tile that was read")
+            report(ProblemCode.OFF_TILE, bonus, "lies on a board but on no tile that was read")
         else:
             placed.append(Placed(Placement(bonus.component.id, SUPPLY), bonus))
 
@@ -301,7 +302,7 @@ def read(view: TableView) -> LayoutResult:
     for item in glasses:
         board, dist = nearest(owned, item.centre_mm)
         if board is None or dist > BINOCULARS_MM:
-            report("layout/loose", item, "lie near no player board")
+            report(ProblemCode.LOOSE, item, "lie near no player board")
             continue
         placed.append(Placed(Placement(item.component.id, PLAYER + by_board[board.component.id].id), item))
     if not glasses and owned and not missing:
@@ -309,28 +310,28 @@ def read(view: TableView) -> LayoutResult:
 
     # Markers that did not decode on a slot or a space are unknown places there.
     taken = {(p.placement.area, p.placement.cell, p.placement.on, p.placement.slot) for p in placed}
-    quads: list[tuple[Unreadable, Placement]] = []
+    quads: list[tuple[Unreadable, UnknownPlace]] = []
     for u in view.unreadable:
         if u.centre_mm is None:
             continue
-        guess: Placement | None = None
+        guess: UnknownPlace | None = None
         tile = holder(tiles_placed, u.centre_mm)
         board = holder(owned, u.centre_mm)
         if tile is not None:
             hit = space_hit(tile, u.centre_mm)
             if hit is not None:
-                guess = Placement("?", tile_area[tile.component.id], None, 0, True, tile.component.id, int(hit.space.name))  # type: ignore[arg-type]
+                guess = UnknownPlace(tile_area[tile.component.id], None, tile.component.id, int(hit.space.name))
         elif board is not None:
             hit = space_hit(board, u.centre_mm)
             if hit is not None:
                 pid = by_board[board.component.id].id
                 prefix = {"J": JUNGLE, "C": CLEARING, "R": RESERVE}[hit.space.name[0]]
-                guess = Placement("?", prefix + pid, hit.space.name)  # type: ignore[arg-type]
+                guess = UnknownPlace(prefix + pid, hit.space.name)
         elif main is not None and holder([main], u.centre_mm) is not None:
             hit = space_hit(main, u.centre_mm)
             if hit is not None:
                 area, cell = _zone_cell(hit.space.name)
-                guess = Placement("?", area, cell)  # type: ignore[arg-type]
+                guess = UnknownPlace(area, cell)
         if guess is not None:
             quads.append((u, guess))
     for (u, guess), plain in zip(quads, _plain(view, [u.centre_mm for u, _ in quads], tiles_placed, owned, main)):  # type: ignore[misc]
@@ -338,13 +339,13 @@ def read(view: TableView) -> LayoutResult:
         if k not in taken and not plain:
             taken.add(k)
             unknown.append(guess)
-            problems.append(Problem("layout/unreadable", f"a marker in {guess.area} could not be read; that place is not scored", (), (u.image_centre,)))
+            problems.append(Problem(ProblemCode.UNREADABLE, f"a marker in {guess.area} could not be read; that place is not scored", (), (u.image_centre,)))
     for spot in _unread_spots(view, owned, by_board, tiles_placed, tile_area, main, taken):
         guess = spot.key
-        assert isinstance(guess, Placement)
+        assert isinstance(guess, UnknownPlace)
         unknown.append(guess)
         where = f"slot {guess.slot} of {guess.on}" if guess.on else f"{guess.cell} of {spot.holder.component.id}"
-        problems.append(Problem("layout/unread", f"something lies on {where} that could not be read; that place is not scored", (), (image_point(spot),)))
+        problems.append(Problem(ProblemCode.UNREAD, f"something lies on {where} that could not be read; that place is not scored", (), (image_point(spot),)))
     confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
     again = _covered_codes(view, tiles_placed)
     return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
@@ -387,7 +388,7 @@ def _binoculars_unseen() -> Problem:
     nothing, but who holds them decides who plays last in the final round."""
     glasses = _catalog().binoculars.id
     return Problem(
-        "layout/binoculars_unseen",
+        ProblemCode.BINOCULARS_UNSEEN,
         f"{glasses} (the first player's) were not seen beside any player board: out of view or "
         "not readable, so who holds them is not known",
         (glasses,),
@@ -427,19 +428,19 @@ def _unread_spots(
     tokens: list[Spot] = []
     tiles_spots: list[Spot] = []
 
-    def offer(spot: Spot, guess: Placement, is_tile: bool) -> None:
+    def offer(spot: Spot, guess: UnknownPlace, is_tile: bool) -> None:
         if (guess.area, guess.cell, guess.on, guess.slot) not in taken:
             (tiles_spots if is_tile else tokens).append(spot)
 
     for tile in tiles:
         for s in tile.component.spaces:
-            guess = Placement("?", tile_area[tile.component.id], None, 0, True, tile.component.id, int(s.name))  # type: ignore[arg-type]
+            guess = UnknownPlace(tile_area[tile.component.id], None, tile.component.id, int(s.name))
             offer(Spot(tile, s.x_mm, s.y_mm, guess), guess, False)
     for board in owned:
         pid = by_board[board.component.id].id
         for s in board.component.spaces:
             prefix = {"J": JUNGLE, "C": CLEARING, "R": RESERVE}[s.name[0]]
-            guess = Placement("?", prefix + pid, s.name)  # type: ignore[arg-type]
+            guess = UnknownPlace(prefix + pid, s.name)
             if s.name[0] == "R":
                 offer(Spot(board, s.x_mm, s.y_mm, guess), guess, False)
             else:
@@ -447,7 +448,7 @@ def _unread_spots(
     if main is not None:
         for s in main.component.spaces:
             area, cell = _zone_cell(s.name)
-            guess = Placement("?", area, cell)  # type: ignore[arg-type]
+            guess = UnknownPlace(area, cell)
             if cell == "PILE":
                 offer(Spot(main, s.x_mm, s.y_mm, guess, 8.0, _TILE_CORNERS), guess, True)
             else:
