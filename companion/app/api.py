@@ -7,11 +7,11 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
-from flask import Blueprint, Response, jsonify, request, url_for
+from flask import Blueprint, Response, jsonify, request, stream_with_context, url_for
 
 from scoring.model import BoardState, Game
 
-from . import services, store
+from . import services, store, tableside
 from .errors import AppError
 from .security import csrf_exempt
 
@@ -170,6 +170,7 @@ def show_play(play_id: str) -> Response:
 @bp.delete("/api/plays/<play_id>")
 def delete_play(play_id: str) -> Response:
     store.delete_play(play_id)
+    tableside.forget_photos(play_id)
     return jsonify({"deleted": play_id})
 
 
@@ -215,8 +216,22 @@ def frame(play_id: str) -> Response:
         image = _sample_bytes(play.game, request.form["sample"])
     else:
         image = upload_bytes()
-    result = services.recognise(image, game, play.players, play.options)
-    return jsonify(frame_result(play, result))
+    setup = None
+    if store.latest(play.id) is None:  # the first photo sets the players from what is in view
+        setup = tableside.setup_scan(image, game, play.players, play.options)
+        result = setup.scan
+    else:
+        result = services.recognise(image, game, play.players, play.options)
+    doc = frame_result(play, result)
+    doc["players"] = [
+        {"id": p.id, "name": p.name, "colour": p.colour, "seat": p.seat}
+        for p in (setup.players if setup else play.players)
+    ]
+    doc["players_changed"] = bool(setup and setup.changed)
+    doc["players_left_out"] = [p.name for p in setup.left_out] if setup else []
+    doc["other_game"] = tableside.other_game(game, result.overlay, len(result.state.placements))
+    tableside.remember(play.id, doc["state"], image, result.overlay)
+    return jsonify(doc)
 
 
 def _sample_bytes(game_id: str, raw: str) -> bytes:
@@ -242,12 +257,14 @@ def accept_move(play_id: str) -> tuple[Response, int]:
     expected = data.get("based_on")
     if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
         raise AppError(400, "bad_argument", "based_on must be a whole number")
-    after = services.load_state(game, data.get("state"))
-    after = services.with_seats(after, play.players, play.options)
-    after = services.load_state(game, services.state_doc(after))
     last, before = current_state(game, play)
     if expected is not None and expected != (last.seq if last else 0):
         raise AppError(409, "stale", "the game moved on since this frame; look again")
+    if data.get("players") is not None:  # the players the first photo showed, as corrected
+        play = _seat_from_table(play, game, data["players"], last)
+    after = services.load_state(game, data.get("state"))
+    after = services.with_seats(after, play.players, play.options)
+    after = services.load_state(game, services.state_doc(after))
     found = services.violations(game, before, after)
     if found and not _flag(data.get("accept_violations", False)):
         raise AppError(
@@ -259,7 +276,31 @@ def accept_move(play_id: str) -> tuple[Response, int]:
         play.id, services.state_doc(after), found, problems, source,
         expected_seq=last.seq if last else 0,
     )
+    tableside.keep_photo(play.id, snap.seq, after)
     return jsonify({"accepted": snap.to_dict(), "move": services.move_summary(before, after)}), 201
+
+
+def _seat_from_table(play: store.Play, game: Game, raw: Any, last: store.Snapshot | None) -> store.Play:
+    """Before the first accepted state the players may change to those the photo shows."""
+    players = services.parse_players(raw)
+    if [(p.id, p.name, p.colour) for p in players] == [(p.id, p.name, p.colour) for p in play.players]:
+        return play
+    if last is not None:
+        raise AppError(409, "players_set", "the players are set once the game has started; rename them instead")
+    services.check_setup(game, players, play.options)
+    return store.set_players(play.id, players)
+
+
+@bp.post("/api/plays/<play_id>/players")
+def rename_players(play_id: str) -> Response:
+    """Correct the players' names and colours (their seats and areas stay as they are)."""
+    play = store.get_play(play_id)
+    raw = json_body().get("players")
+    given = services.parse_players(raw)
+    if store.latest(play.id) is not None and [p.id for p in given] != [p.id for p in play.players]:
+        raise AppError(409, "players_set", "the players are set once the game has started; rename them instead")
+    services.check_setup(services.game_or_404(play.game), given, play.options)
+    return jsonify(store.set_players(play.id, given).to_dict())
 
 
 def _problems(raw: Any, state: BoardState) -> dict[str, int]:
@@ -274,9 +315,67 @@ def _problems(raw: Any, state: BoardState) -> dict[str, int]:
 
 @bp.post("/api/plays/<play_id>/undo")
 def undo(play_id: str) -> Response:
+    """Drop the last accepted state; with ``based_on``, only the state the asking page shows."""
     store.get_play(play_id)
-    current = store.undo(play_id)
+    data = request.get_json(silent=True)
+    expected = data.get("based_on") if isinstance(data, dict) else None
+    if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
+        raise AppError(400, "bad_argument", "based_on must be a whole number")
+    current = store.undo(play_id, expected)
+    tableside.forget_photos(play_id, current.seq if current else 0)
     return jsonify({"current": current.to_dict() if current else None})
+
+
+@bp.get("/api/plays/<play_id>/events")
+def events(play_id: str) -> Response:
+    """Server-sent events: one ``change`` each time the play's accepted state, players or
+    finish change, so every open page follows the table within a second."""
+    store.get_play(play_id)
+    return Response(
+        stream_with_context(_event_stream(play_id)), mimetype="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+#: How often the event stream looks at the store, and how long one stream lasts (the
+#: browser's EventSource reconnects by itself; a bounded stream frees its thread).
+EVENT_POLL_S = 0.5
+EVENT_STREAM_S = 300.0
+
+
+def _event_stream(play_id: str) -> Any:
+    import time
+
+    seen = None
+    start = time.monotonic()
+    yield "retry: 1000\n\n"
+    while time.monotonic() - start < EVENT_STREAM_S:
+        rev = store.revision(play_id)
+        if rev != seen:
+            seen = rev
+            last = store.latest(play_id) if rev != ("gone",) else None
+            doc = {"seq": last.seq if last else 0, "gone": rev == ("gone",)}
+            yield f"event: change\ndata: {json.dumps(doc)}\n\n"
+            if doc["gone"]:
+                return
+        else:
+            yield ": still here\n\n"
+        time.sleep(EVENT_POLL_S)
+
+
+@bp.get("/api/plays/<play_id>/photos/<int:seq>")
+def photo(play_id: str, seq: int) -> Response:
+    """The photo an accepted state was read from, with what was recognised on it."""
+    store.get_play(play_id)
+    path = tableside.photo_path(play_id, seq)
+    if path is None:
+        raise AppError(404, "no_photo", "no photo was kept of this state")
+    if request.args.get("overlay") == "1":
+        return jsonify({"recognition": tableside.photo_overlay(play_id, seq)})
+    response = Response(path.read_bytes(), mimetype="image/jpeg")
+    response.cache_control.private = True
+    response.cache_control.max_age = 3600
+    return response
 
 
 def sheet_for(play: store.Play, seq: int | None, confirm: bool) -> dict[str, Any]:

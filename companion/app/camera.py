@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, url_for
 
-from . import services, store
+from . import services, store, tableside
 from .errors import AppError
 
 bp = Blueprint("camera", __name__)
@@ -257,6 +257,7 @@ def host_frame(play_id: str) -> Response:
             {"components": list(d.components), "message": d.message} for d in merged.disagreements
         ]
         doc["live"] = status
+        tableside.remember(play.id, doc["state"], shot.jpeg, scan.overlay)
         return doc
 
     last = store.latest(play.id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from . import services, store
+from . import services, store, tableside
 from .api import bgstats, sheet_for
 from .errors import AppError
 
@@ -79,4 +79,5 @@ def replay(play_id: str) -> tuple[str, int]:
 @bp.post("/<play_id>/delete")
 def delete(play_id: str) -> BaseResponse:
     store.delete_play(play_id)
+    tableside.forget_photos(play_id)
     return redirect(url_for("history.index"))

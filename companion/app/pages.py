@@ -16,7 +16,7 @@ from flask import (
 )
 from werkzeug.wrappers import Response as BaseResponse
 
-from . import services, store
+from . import scorepad, services, store, tableside
 from .api import create_play_from, game_summary, sheet_for
 from .errors import AppError
 from .security import is_loopback, try_join
@@ -173,6 +173,10 @@ def table(play_id: str) -> str:
             "moves": url_for("api.accept_move", play_id=play.id),
             "undo": url_for("api.undo", play_id=play.id),
             "score": url_for("pages.score", play_id=play.id),
+            "events": url_for("api.events", play_id=play.id),
+            "players": url_for("api.rename_players", play_id=play.id),
+            "play": url_for("api.show_play", play_id=play.id),
+            "new_game": url_for("pages.new_game"),
         },
     }
     return render_template("table.html", play=play, game=game, page=page)
@@ -192,10 +196,27 @@ def score(play_id: str) -> tuple[str, int]:
         return render_template(
             "score.html", play=play, game=game, scored=None, refusal=exc.message,
             can_confirm=exc.reason == "unconfirmed_problems", seq=seq,
+            data={"events": url_for("api.events", play_id=play.id), "seq": _latest_seq(play.id)},
         ), 409
+    pad = scorepad.build(game, scored["sheet"], play.players)
+    photo = tableside.photo_path(play.id, scored["seq"])
+    data = {
+        "pad": pad,
+        "photo": url_for("api.photo", play_id=play.id, seq=scored["seq"]) if photo else None,
+        "recognition": tableside.photo_overlay(play.id, scored["seq"]) if photo else None,
+        "names": services.names_of(game),
+        "events": url_for("api.events", play_id=play.id),
+        "seq": scored["seq"],
+    }
     return render_template(
-        "score.html", play=play, game=game, scored=scored, refusal=None, can_confirm=False, seq=seq
+        "score.html", play=play, game=game, scored=scored, refusal=None, can_confirm=False, seq=seq,
+        pad=pad, data=data,
     ), 200
+
+
+def _latest_seq(play_id: str) -> int:
+    last = store.latest(play_id)
+    return last.seq if last else 0
 
 
 @bp.post("/plays/<play_id>/finish")

@@ -202,12 +202,15 @@ def append(
     return snapshot_at(play_id, last + 1)
 
 
-def undo(play_id: str) -> Snapshot | None:
-    """Drop the last accepted state; returns the one now current (None when none is left)."""
+def undo(play_id: str, expected_seq: int | None = None) -> Snapshot | None:
+    """Drop the last accepted state; returns the one now current (None when none is left).
+    ``expected_seq`` refuses to undo a move the asking device has not seen."""
     db = get_db()
     last = latest(play_id)
     if last is None:
         raise AppError(409, "nothing_to_undo", "no accepted move to undo")
+    if expected_seq is not None and expected_seq != last.seq:
+        raise AppError(409, "stale", "another device changed this game since this page last looked; look again")
     db.execute("DELETE FROM snapshot WHERE play_id = ? AND seq = ?", (play_id, last.seq))
     db.execute("UPDATE play SET finished_at = NULL, final_sheet = NULL WHERE id = ?", (play_id,))
     return latest(play_id)
@@ -248,3 +251,23 @@ def import_play(play: Play, snaps: list[Snapshot]) -> Play:
         db.execute("ROLLBACK")
         raise
     return get_play(play_id)
+
+
+def set_players(play_id: str, players: tuple[Player, ...]) -> Play:
+    """The play's seats as the players corrected them (before the first state, any seats)."""
+    doc = [{"id": p.id, "name": p.name, "colour": p.colour, "seat": p.seat} for p in players]
+    get_db().execute("UPDATE play SET players = ? WHERE id = ?", (json.dumps(doc), play_id))
+    return get_play(play_id)
+
+
+def revision(play_id: str) -> tuple[Any, ...]:
+    """Changes whenever anything a table page shows of the play changes (for the live events)."""
+    db = get_db()
+    play = db.execute("SELECT players, finished_at FROM play WHERE id = ?", (play_id,)).fetchone()
+    if play is None:
+        return ("gone",)
+    row = db.execute(
+        "SELECT seq, state, created_at FROM snapshot WHERE play_id = ? ORDER BY seq DESC LIMIT 1", (play_id,)
+    ).fetchone()
+    last = (row["seq"], hash(row["state"]), row["created_at"]) if row else (0, 0, "")
+    return (*last, play["players"], play["finished_at"])

@@ -244,26 +244,31 @@ def test_play_a_filmed_game_to_the_score_sheet(live_server: str, browser_page: A
 
     wait_for_proposal(page, "This move breaks a rule")
     flagged = page.text_content('#violation-list li[data-code="market/not_in_line"]')
-    assert flagged is not None and "T003" in flagged and "not in a straight line" in flagged
+    names = {c.id: c.name for c in find_game("habitats").components()}
+    # In the players' words: the tile's name, never its code.
+    assert flagged is not None and names["T003"] in flagged and "T003" not in flagged
+    assert "not in a straight line" in flagged
     shoot(page, "table-illegal")
     page.click("#dismiss")
 
     wait_for_proposal(page, "Legal move")
     moves = page.eval_on_selector_all("#move-list li", "els => els.map(e => e.textContent)")
-    assert any("T004" in m and "park:red" in m for m in moves), moves
+    assert any(names["T004"].lower() in m.lower() and "Rosa's park" in m for m in moves), moves
+    assert not any("park:" in m or "T004" in m for m in moves), moves
+    assert "Rosa placed" in page.text_content("#move-summary")
     shoot(page, "table-legal")
     page.click("#accept")
     poll(page, "() => document.getElementById('accepted-count').textContent === '2'")
 
     page.click("#score-link")
-    page.wait_for_selector("#ranking")
+    page.wait_for_selector("#pad")
     totals = page.eval_on_selector_all(
-        "#ranking tbody tr", "rows => rows.map(r => [r.dataset.player, r.querySelector('.total').textContent])"
+        "#pad tfoot td.total", "cells => cells.map(c => [c.dataset.player, c.textContent])"
     )
     # Rosa: the badger (T004) needs 1 forest in adjacent areas and has T018's forest: 2 points;
     # her chimp needs 2 forests and has none: 0. Bruno's gorilla needs 3 forests, has none: 0.
     assert totals == [["red", "2"], ["blue", "0"]]
-    assert "Rosa" in page.text_content("#winner")
+    assert "Rosa wins" in page.text_content("#winner")
     shoot(page, "score")
     page.click("#finish")
     page.wait_for_url("**/history/*")
@@ -289,7 +294,7 @@ def test_photo_upload_fallback(live_server: str, browser_page: Any) -> None:
     wait_for_proposal(page, "Starting position")  # the sample photo is read on arrival
     page.click("#dismiss")
     page.set_input_files("#upload", str(photo))
-    poll(page, "() => document.getElementById('status').textContent.startsWith('Frame read')")
+    poll(page, "() => document.getElementById('status').textContent.startsWith('Photo read')")
     assert seen_components(page) == {p["component"] for p in truth["placements"]}
     wait_for_proposal(page, "Starting position")
     page.click("#accept")
@@ -312,7 +317,7 @@ def test_host_camera_is_seen_by_two_browsers(host_camera_server: str, browser_pa
     page.wait_for_url("**/table")
     table_url = page.url
     page.click("#host-start")
-    poll(page, "() => document.getElementById('status').textContent.includes('Table camera frame')")
+    poll(page, "() => document.getElementById('status').textContent.includes('Watching the table camera')")
     poll(page, "() => document.querySelectorAll('#seen li[data-component]').length >= 13")
     phone = page.context.new_page()
     phone.goto(table_url)

@@ -67,7 +67,7 @@ def _sample_table(page: Any, server: str, game: str = "habitats") -> None:
     page.goto(server + "/")
     page.click(f'form[action="/try/{game}"] button')
     page.wait_for_url("**/table?sample=0")
-    poll(page, "() => document.getElementById('status').textContent.startsWith('Frame read')")
+    poll(page, "() => document.getElementById('status').textContent.startsWith('Photo read')")
     poll(page, "() => document.getElementById('still').naturalWidth > 0")
 
 
@@ -82,10 +82,12 @@ def test_overlay_lies_on_a_phone_width_photo(phone_server: str, phone: Any) -> N
     # The stage is at least 240 px tall; a 16:9 photo 358 px wide is about 201 px.
     assert photo[1] < 240
     assert overlay == pytest.approx(photo, abs=1.0)
-    # The legend is white on black, each key whole (its mark never on another line than its word).
-    colours = phone.eval_on_selector_all(".legend .k", "ks => ks.map(k => getComputedStyle(k).color)")
-    assert colours and set(colours) == {"rgb(255, 255, 255)"}
-    assert set(phone.eval_on_selector_all(".legend .k", "ks => ks.map(k => getComputedStyle(k).whiteSpace)")) == {"nowrap"}
+    # The legend explains every marker style, folded on a phone until asked for.
+    assert phone.eval_on_selector("#legend", "d => d.open") is False
+    phone.click("#legend summary")
+    keys = phone.eval_on_selector_all(".legend li", "ls => ls.map(l => [l.querySelector('.k').className, l.textContent.trim()])")
+    assert {k.split()[1] for k, _ in keys} == {"ok", "bad", "focus", "unreadable", "facedown", "dup", "doubt", "foreign"}
+    assert all(len(text) > 10 for _, text in keys)
 
 
 def test_an_unreadable_photo_leaves_nothing_of_the_last_one(phone_server: str, phone: Any) -> None:
@@ -103,10 +105,10 @@ def test_an_unreadable_photo_leaves_nothing_of_the_last_one(phone_server: str, p
 def test_a_new_photo_replaces_the_proposal_of_the_last(phone_server: str, phone: Any) -> None:
     _sample_table(phone, phone_server)
     phone.set_input_files("#upload", files=[{"name": "empty.jpg", "mimeType": "image/jpeg", "buffer": _blank_photo()}])
-    poll(phone, "() => document.getElementById('status').textContent.startsWith('Frame read') && document.getElementById('seen').textContent.includes('No component recognised')")
+    poll(phone, "() => document.getElementById('status').textContent.startsWith('Photo read') && document.getElementById('problems').textContent.startsWith('0 pieces')")
     poll(phone, "() => !document.getElementById('proposal').hidden")
-    moves = phone.eval_on_selector_all("#move-list li", "els => els.map(e => e.textContent)")
-    assert moves == ["No component on a space of the table."]
+    assert phone.text_content("#move-summary") == "0 pieces on the table."
+    assert phone.eval_on_selector_all("#move-list li", "els => els.length") == 0
 
 
 def _played(app: Any, game_id: str) -> str:

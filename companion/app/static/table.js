@@ -2,50 +2,34 @@
 
    Sources: the browser's camera (getUserMedia, a few frames a second, one request in
    flight), an uploaded photo, a bundled sample photo, or the host camera. Every text
-   that comes from a scan is shown with textContent, never as HTML. */
+   that comes from a scan is shown with textContent, never as HTML. Other modes of the
+   table page hook in through window.CompanionTable (results, the overlay view). */
 "use strict";
 (() => {
   const page = JSON.parse(document.getElementById("page-data").textContent);
   const $ = (id) => document.getElementById(id);
   const { el, clear } = Companion;
+  const W = CompanionWords;
 
   const FRAME_INTERVAL_MS = 250;     // at most 4 frames a second from the browser's camera
   const JPEG_QUALITY = 0.85;
+  const MANY_REMOVED = 3;            // a move taking more pieces off than this is confirmed
 
-  const video = $("video"), still = $("still"), canvas = $("overlay"), ctx = canvas.getContext("2d");
-  let stream = null, mode = null, inflight = false, lastSent = 0;
+  const video = $("video"), still = $("still");
+  const view = CompanionOverlay.attach($("stage"), { names: page.names });
+  let stream = null, mode = null, inflight = false, lastSent = 0, lastForm = null;
   let accepted = page.current ? page.current.seq : 0;
   let pinned = null;          // the proposal on screen until the players decide
-  let lastKey = null, dismissedKey = null;
-  let lastResult = null;
+  let lastKey = null, dismissedKey = null, otherDismissed = null;
+  let lastResult = null, focus = new Set();
+  const hooks = { results: [] };
+  window.CompanionTable = { page, view, hooks, current: () => lastResult };
 
-  // -- recognition shapes -------------------------------------------------------------
-  const asPoints = (item) => {
-    const raw = item.image_corners || item.corners || item.quad || null;
-    if (Array.isArray(raw) && raw.length >= 3) {
-      return raw.map((p) => [Number(p[0]), Number(p[1])]);
-    }
-    const c = item.image_centre || item.centre;
-    if (Array.isArray(c)) return box(c, Number(item.size_px || 40));
-    return null;
-  };
-  const box = ([x, y], size) => {
-    const r = size / 2;
-    return [[x - r, y - r], [x + r, y - r], [x + r, y + r], [x - r, y + r]];
-  };
-  const componentOf = (item) => item.component || item.id || null;
-  const listOf = (rec, key) => Array.isArray(rec && rec[key]) ? rec[key] : [];
+  const players = () => page.play.players;
 
-  // -- overlay --------------------------------------------------------------------------
-  function frameSize() {
-    if (mode === "camera" && video.videoWidth) return [video.videoWidth, video.videoHeight];
-    if (still.naturalWidth) return [still.naturalWidth, still.naturalHeight];
-    return [canvas.width || 1280, canvas.height || 720];
-  }
-
+  // -- overlay and taps -------------------------------------------------------------------
   function badComponents(result) {
-    const bad = new Set();
-    const cells = new Set();
+    const bad = new Set(), cells = new Set();
     for (const v of (pinned ? pinned.violations : []) || []) {
       for (const c of v.components || []) bad.add(c);
       for (const cell of v.cells || []) cells.add(`${v.area}|${JSON.stringify(cell)}`);
@@ -56,189 +40,189 @@
     }
     return bad;
   }
-
-  function drawShape(points, stroke, width, dash, label) {
-    ctx.save();
-    ctx.lineWidth = width; ctx.strokeStyle = stroke; ctx.setLineDash(dash);
-    ctx.beginPath();
-    points.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
-    ctx.closePath(); ctx.stroke();
-    if (label) {
-      const fs = Math.max(14, Math.round(canvas.width / 90));
-      ctx.font = `bold ${fs}px system-ui, sans-serif`;
-      const [x, y] = points[0];
-      const w = ctx.measureText(label).width + 8;
-      ctx.fillStyle = "rgba(0,0,0,0.7)"; ctx.fillRect(x, y - fs - 6, w, fs + 6);
-      ctx.fillStyle = "#fff"; ctx.fillText(label, x + 4, y - 5);
-    }
-    ctx.restore();
+  function draw() {
+    if (!lastResult) { view.clear(); return; }
+    view.show(lastResult.recognition || {}, { bad: badComponents(lastResult), focus });
   }
 
-  function drawOverlay(result) {
-    const [w, h] = frameSize();
-    if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
-    ctx.clearRect(0, 0, w, h);
-    if (!result) return;
+  view.onTap((shape) => {
+    const box = $("tap-info");
+    clear(box);
+    if (!shape) { box.hidden = true; focus = new Set(); draw(); return; }
+    box.hidden = false;
+    const placement = shape.id && lastResult && ((lastResult.state && lastResult.state.placements) || []).find((p) => p.component === shape.id);
+    box.append(el("strong", {}, shape.name));
+    if (placement) box.append(el("span", { class: "muted" }, ` · in ${W.area(placement.area, players())}`));
+    const tip = W.advice(shape.kind);
+    if (tip && shape.kind !== "ok") box.append(el("p", {}, tip));
+    focus = shape.id ? new Set([shape.id]) : new Set();
+    draw();
+  });
+
+  // -- what is on the table ---------------------------------------------------------------
+  function problemItems(result) {
     const rec = result.recognition || {};
-    const bad = badComponents(result);
-    const lw = Math.max(3, Math.round(w / 400));
-    for (const item of listOf(rec, "components")) {
-      const pts = asPoints(item); if (!pts) continue;
-      const id = componentOf(item);
-      const name = page.names[id] || item.name || id;
-      drawShape(pts, bad.has(id) ? "#e11d48" : "#22c55e", bad.has(id) ? lw * 2 : lw, [], `${name}`);
-    }
-    for (const item of listOf(rec, "unreadable")) {
-      const pts = asPoints(item); if (pts) drawShape(pts, "#f59e0b", lw, [lw * 3, lw * 2], "?");
-    }
-    for (const item of listOf(rec, "foreign")) {
-      const pts = asPoints(item); if (pts) drawShape(pts, "#94a3b8", lw, [lw, lw], "not ours");
-    }
-    for (const item of listOf(rec, "face_down")) {  // a card back: its kind, never which card
-      const pts = asPoints(item);
-      if (pts) drawShape(pts, "#38bdf8", lw, [lw * 2, lw], `face-down ${String(item.kind || "card")}`);
-    }
-    for (const item of listOf(rec, "duplicated")) {
-      const id = componentOf(item) || "";
-      for (const c of item.image_centres || []) {
-        drawShape(box(c, Math.max(40, w / 30)), "#dc2626", lw * 2, [lw * 2, lw], `twice: ${page.names[id] || id}`);
-      }
-    }
-    for (const item of listOf(rec, "disagreements")) {
-      for (const c of item.image_centres || []) drawShape(box(c, Math.max(30, w / 40)), "#a855f7", lw, [lw, lw], "?");
-    }
-  }
-
-  // -- lists ----------------------------------------------------------------------------
-  function placeText(p) {
-    const cell = p.cell === null || p.cell === undefined ? "" : ` ${Array.isArray(p.cell) ? p.cell.join(",") : p.cell}`;
-    return `${p.area}${cell}`;
-  }
-
-  function showSeen(result) {
-    const list = $("seen"); clear(list);
-    const rec = result.recognition || {};
-    const seen = listOf(rec, "components");
-    const rows = seen.length ? seen : ((result.state && result.state.placements) || []);
-    for (const p of rows) {
-      const id = componentOf(p);
-      const li = el("li", { "data-component": id, class: p.area === null ? "unplaced" : null });
-      const where = p.area === null || p.area === undefined ? "not on a space" : placeText(p);
-      li.append(el("strong", {}, page.names[id] || id), " ", el("span", { class: "muted" }, `${id} · ${where}`));
-      list.append(li);
-    }
-    if (!rows.length) list.append(el("li", { class: "muted" }, "No component recognised."));
-    for (const pr of listOf(rec, "problems")) {
-      if (pr && pr.message) list.append(el("li", { class: "warn", "data-problem": pr.code || "" }, pr.message));
-    }
-    const placements = rows;
-    const pr = result.problems || {};
-    const parts = [];
-    if (pr.unreadable) parts.push(`${pr.unreadable} unreadable`);
-    if (pr.duplicated) parts.push(`${pr.duplicated} duplicated`);
-    if (pr.foreign) parts.push(`${pr.foreign} not ours`);
-    if (pr.not_in_view) parts.push(`${pr.not_in_view} player(s) not in view`);
-    $("problems").textContent = parts.length ? `Look again: ${parts.join(", ")}.` : `${placements.length} component(s) recognised.`;
-    $("problems").className = parts.length ? "warn" : "muted";
-  }
-
-  const label = (id) => page.names[id] && page.names[id] !== id ? `${page.names[id]} (${id})` : id;
-
-  function moveItems(move) {
     const items = [];
-    if (!move) return items;
-    for (const p of move.added) items.push(`+ ${label(p.component)} → ${placeText(p)}`);
-    for (const p of move.removed) items.push(`− ${label(p.component)} left ${placeText(p)}`);
-    for (const m of move.moved) items.push(`→ ${label(m.to.component)}: ${placeText(m.from)} → ${placeText(m.to)}`);
+    const count = (key) => (Array.isArray(rec[key]) ? rec[key].length : 0);
+    if (count("unreadable")) items.push({ kind: "unreadable", text: `${W.plural(count("unreadable"), "code")} could not be read.`, advice: W.advice("unreadable") });
+    if (count("face_down")) items.push({ kind: "facedown", text: `${W.plural(count("face_down"), "card")} face down.`, advice: W.advice("facedown") });
+    if (count("duplicated")) items.push({ kind: "dup", text: `${W.plural(count("duplicated"), "piece")} seen twice.`, advice: W.advice("dup") });
+    if (count("disagreements")) items.push({ kind: "doubt", text: `${W.plural(count("disagreements"), "code")} read two ways.`, advice: W.advice("doubt") });
+    for (const pr of rec.problems || []) {
+      if (pr && pr.message) items.push({ kind: "problem", code: pr.code, text: `${W.cap(W.plain(pr.message, page.names))}.`, advice: W.problemAdvice(pr.code), components: pr.components || [] });
+    }
     return items;
   }
 
-  function showProposal() {
-    const box = $("proposal");
-    if (!pinned) { box.hidden = true; return; }
-    box.hidden = false;
-    $("proposal-title").textContent = pinned.setup ? "Starting position" : (pinned.violations.length ? "This move breaks a rule" : "Legal move");
-    box.className = "card " + (pinned.violations.length ? "illegal" : "legal");
-    const ml = $("move-list"); clear(ml);
-    const items = moveItems(pinned.move);
-    if (!items.length) ml.append(el("li", { class: "muted" }, "No component on a space of the table."));
-    for (const t of items.slice(0, 30)) ml.append(el("li", {}, t));
-    if (items.length > 30) ml.append(el("li", { class: "muted" }, `… and ${items.length - 30} more`));
-    const vl = $("violation-list"); clear(vl);
-    for (const v of pinned.violations) {
-      const li = el("li", { "data-code": v.code }, v.message);
-      const where = [v.area, ...(v.cells || []).map((c) => Array.isArray(c) ? `(${c.join(",")})` : c)].filter(Boolean);
-      if (where.length) li.append(" ", el("span", { class: "muted" }, `[${where.join(" ")}]`));
-      vl.append(li);
+  function showSeen(result) {
+    const rec = result.recognition || {};
+    const list = $("seen"); clear(list);
+    const seen = Array.isArray(rec.components) ? rec.components : [];
+    const where = new Map(((result.state && result.state.placements) || []).map((p) => [p.component, p.area]));
+    for (const item of seen) {
+      const id = item.component || item.id;
+      const li = el("li", { "data-component": id });
+      li.append(el("strong", {}, page.names[id] || item.name || "a piece"), " ", el("span", { class: "muted" }, W.area(where.get(id), players())));
+      list.append(li);
     }
-    $("violations").hidden = !pinned.violations.length;
-    $("accept").hidden = pinned.violations.length > 0;
-    $("accept-anyway").hidden = pinned.violations.length === 0;
-    $("state-error").hidden = true;
+    $("seen-summary").textContent = `Pieces recognised (${seen.length})`;
+    const probs = $("problem-list"); clear(probs);
+    const items = problemItems(result);
+    for (const it of items) {
+      const li = el("li", { class: "warn", "data-problem": it.code || it.kind, tabindex: "0", role: "button" });
+      li.append(el("span", {}, it.text), " ", el("span", { class: "advice" }, it.advice));
+      li.addEventListener("click", () => { focus = new Set(it.components || []); draw(); $("tap-info").hidden = false; clear($("tap-info")); $("tap-info").append(el("strong", {}, it.text), el("p", {}, it.advice)); });
+      li.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); li.click(); } });
+      probs.append(li);
+    }
+    const foreign = Array.isArray(rec.foreign) ? rec.foreign.length : 0;
+    const extra = foreign ? ` ${W.plural(foreign, "thing")} on the table ${foreign === 1 ? "is" : "are"} not part of this game and ${foreign === 1 ? "is" : "are"} left out.` : "";
+    $("problems").textContent = items.length
+      ? `${W.plural(seen.length, "piece")} recognised. Please look at:`
+      : `${W.plural(seen.length, "piece")} recognised, nothing to fix.${extra}`;
+    $("problems").className = items.length ? "warn" : "muted";
   }
 
-  const keyOf = (result) => JSON.stringify(((result.state && result.state.placements) || [])
-    .map((p) => JSON.stringify(p)).sort());
+  // -- the proposal -----------------------------------------------------------------------
+  function showProposal() {
+    const box = $("proposal"), bar = $("decide-bar");
+    if (!pinned) { box.hidden = true; bar.hidden = true; document.body.classList.remove("deciding"); return; }
+    box.hidden = false; bar.hidden = false; document.body.classList.add("deciding");
+    const illegal = pinned.violations.length > 0;
+    $("proposal-title").textContent = pinned.setup ? "Starting position" : (illegal ? "This move breaks a rule" : "Legal move");
+    box.className = "card " + (illegal ? "illegal" : "legal");
+    const words = W.move(pinned.move, page.names, pinned.players || players(), pinned.setup);
+    $("move-summary").textContent = words.sentence;
+    $("decide-text").textContent = illegal ? `${words.sentence} It breaks a rule.` : words.sentence;
+    const ml = $("move-list"); clear(ml);
+    for (const t of words.items) ml.append(el("li", {}, t));
+    $("move-details-summary").textContent = `Every change (${words.items.length})`;
+    $("move-details").hidden = words.items.length === 0;
+    const vl = $("violation-list"); clear(vl);
+    for (const v of pinned.violations) vl.append(el("li", { "data-code": v.code }, W.plain(v.message, page.names)));
+    $("violations").hidden = !illegal;
+    const note = $("players-note");
+    note.hidden = !pinned.playersChanged;
+    if (pinned.playersChanged) {
+      const names = (pinned.players || []).map((p) => p.name);
+      const left = pinned.leftOut || [];
+      note.textContent = `The table shows ${W.plural(names.length, "player")}: ${W.joinAnd(names)}.` +
+        (left.length ? ` ${W.joinAnd(left)} ${left.length === 1 ? "has" : "have"} nothing in view and ${left.length === 1 ? "is" : "are"} left out.` : "") +
+        " Accepting sets the players; rename them under Game › Players.";
+    }
+    const removed = pinned.move ? pinned.move.removed.length : 0;
+    const mustConfirm = !pinned.setup && removed > MANY_REMOVED;
+    $("removal-confirm").hidden = !mustConfirm;
+    $("removal-text").textContent = mustConfirm ? `Yes, ${removed} pieces really left the table.` : "";
+    $("removal-ok").checked = false;
+    $("accept").hidden = illegal;
+    $("accept-anyway").hidden = !illegal;
+    $("accept").disabled = mustConfirm; $("accept-anyway").disabled = mustConfirm;
+    $("state-error").hidden = true;
+  }
+  $("removal-ok").addEventListener("change", (e) => { $("accept").disabled = !e.target.checked; $("accept-anyway").disabled = !e.target.checked; });
+
+  function showOtherGame(result) {
+    const other = result.other_game;
+    const box = $("other-game");
+    box.hidden = !other || otherDismissed === (other && other.id);
+    if (box.hidden) return;
+    $("other-game-text").textContent = `This photo shows pieces of ${other.name}, not ${page.game.name}. Nothing was changed.`;
+    $("other-game-link").textContent = `Start a ${other.name} game`;
+    $("other-game-link").href = `${page.urls.new_game}?game=${encodeURIComponent(other.id)}`;
+  }
+  $("other-game-stay").addEventListener("click", () => { const r = lastResult && lastResult.other_game; otherDismissed = r ? r.id : null; $("other-game").hidden = true; });
+
+  const keyOf = (result) => JSON.stringify(((result.state && result.state.placements) || []).map((p) => JSON.stringify(p)).sort());
 
   function handle(result, { still: single }) {
-    lastResult = result;
-    // A new photo replaces the last one: its proposal, not the previous photo's, is on screen.
+    lastResult = result; focus = new Set();
     if (single && pinned) { pinned = null; showProposal(); }
     showSeen(result);
-    drawOverlay(result);
+    showOtherGame(result);
+    draw();
+    hooks.results.forEach((fn) => fn(result));
     if (result.state_error) {
-      $("state-error").textContent = result.state_error;
+      $("state-error").textContent = W.plain(result.state_error);
       $("state-error").hidden = false;
-      $("status").textContent = `The table does not make a valid position yet: ${result.state_error}`;
+      $("status").textContent = `The table does not make a position of this game yet: ${W.plain(result.state_error)}`;
       return;
     }
     const key = keyOf(result);
     const stable = single || key === lastKey;
     lastKey = key;
-    if (result.based_on !== accepted) { accepted = result.based_on; $("accepted-count").textContent = String(accepted); }
-    if (!result.changed) {            // the table shows the accepted state again
+    if (result.based_on !== accepted) setAccepted(result.based_on);
+    if (!result.changed) {
       if (pinned) { pinned = null; showProposal(); }
       dismissedKey = null;
       return;
     }
+    if (result.other_game && !result.setup) return;    // never offer to wipe the board for another game
     if (stable && !pinned && (single || key !== dismissedKey)) {
       pinned = { key, state: result.state, based_on: result.based_on, setup: result.setup,
-        move: result.move, violations: result.violations || [], problems: result.problems, source: mode };
+        move: result.move, violations: result.violations || [], problems: result.problems, source: mode,
+        players: result.players, playersChanged: result.players_changed, leftOut: result.players_left_out || [] };
       showProposal();
-      drawOverlay(result);
+      draw();
     }
   }
 
-  // -- sending frames -------------------------------------------------------------------
-  /* A photo that could not be read leaves nothing of the previous one behind: no outlines,
-     no list, no proposal the players could accept for a picture no longer on screen. */
+  function setAccepted(seq) {
+    accepted = seq;
+    $("accepted-count").textContent = String(seq);
+  }
+
+  // -- sending frames ---------------------------------------------------------------------
   function forgetPhoto(message) {
     lastResult = null; lastKey = null; pinned = null; dismissedKey = null;
     showProposal();
     still.hidden = true; still.removeAttribute("src");
-    drawOverlay(null);
-    clear($("seen"));
+    view.clear();
+    clear($("seen")); clear($("problem-list"));
     $("problems").textContent = ""; $("problems").className = "muted";
     $("status").textContent = message;
   }
 
+  const plainError = (r) => {
+    const msg = (r.body && r.body.message) || "";
+    if (r.status === 413) return "the photo is too large to send";
+    return msg.replace(/\.$/, "") || "the companion could not read it";
+  };
+
   async function send(form, opts) {
     inflight = true;
-    const t0 = performance.now();
     try {
       const r = await Companion.postForm(page.urls.frames, form);
-      const ms = Math.round(performance.now() - t0);
       if (!r.ok) {
-        const why = ((r.body && r.body.message) || `the scan failed (${r.status})`).replace(/\.$/, "");
-        if (opts.still) forgetPhoto(`This photo could not be read: ${why}.`);
-        else $("status").textContent = `This frame could not be read: ${why}.`;
+        if (opts.still) forgetPhoto(`This photo could not be read: ${plainError(r)}. Try another photo.`);
+        else $("status").textContent = `This frame could not be read: ${plainError(r)}.`;
         return;
       }
-      $("status").textContent = `Frame read in ${ms} ms (recognition ${r.body.elapsed_ms} ms).`;
+      $("status").textContent = opts.still ? "Photo read." : "Camera on: watching the table.";
       handle(r.body, opts);
     } catch (e) {
       if (opts.still) forgetPhoto("The companion did not answer: try the photo again.");
-      else $("status").textContent = "The companion did not answer; retrying.";
+      else $("status").textContent = "The companion did not answer; trying again.";
     } finally { inflight = false; }
   }
 
@@ -270,19 +254,19 @@
 
   async function startCamera(deviceId) {
     if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-      $("status").textContent = "This browser gives no camera access here: upload a photo instead.";
+      $("status").textContent = "This browser gives no camera access here: take or upload a photo instead.";
       return;
     }
     stopCamera();
-    const video_c = deviceId ? { deviceId: { exact: deviceId } } : { facingMode: { ideal: "environment" } };
-    Object.assign(video_c, { width: { ideal: 1920 }, height: { ideal: 1080 } });
+    const constraints = deviceId ? { deviceId: { exact: deviceId } } : { facingMode: { ideal: "environment" } };
+    Object.assign(constraints, { width: { ideal: 1920 }, height: { ideal: 1080 } });
     try {
-      stream = await navigator.mediaDevices.getUserMedia({ video: video_c, audio: false });
+      stream = await navigator.mediaDevices.getUserMedia({ video: constraints, audio: false });
     } catch (e) {
-      $("status").textContent = `No camera (${e.name}): upload a photo or use a sample instead.`;
+      $("status").textContent = "The camera could not be opened: take or upload a photo, or use the sample.";
       return;
     }
-    mode = "camera";
+    mode = "camera"; lastForm = null;
     video.srcObject = stream; video.hidden = false; still.hidden = true;
     await video.play().catch(() => {});
     $("camera-stop").hidden = false;
@@ -298,89 +282,162 @@
     video.hidden = true; $("camera-stop").hidden = true;
   }
 
-  function showStill(url) {
-    stopCamera();
-    still.hidden = false;
-    still.src = url;
-  }
+  function showStill(url) { stopCamera(); still.hidden = false; still.src = url; }
 
-  // -- host camera ----------------------------------------------------------------------
+  // -- host camera ------------------------------------------------------------------------
   let hostTimer = null;
   async function pollHost() {
     if (mode !== "host") return;
-    const t0 = performance.now();
     const r = await Companion.request(page.urls.host).catch(() => null);
     if (r && r.ok) {
       await new Promise((resolve) => { still.onload = resolve; still.onerror = resolve; still.src = r.body.frame.url; });
-      handle(r.body, { still: false });
-      const live = r.body.live ? `${r.body.live.message} ` : "";
-      $("status").textContent = `${live}Table camera frame ${r.body.frame.seq} in ${Math.round(performance.now() - t0)} ms.`;
+      if (r.body.recognition) handle(r.body, { still: false });   // the live loop waits for a still, clear table
+      const live = r.body.live && r.body.live.message ? ` ${r.body.live.message}` : "";
+      $("status").textContent = `Watching the table camera.${live}`;
     } else if (r) {
-      $("status").textContent = (r.body && r.body.message) || "The table camera is not ready.";
+      $("status").textContent = (r.body && r.body.message) || "The table camera is not ready yet.";
     }
     hostTimer = setTimeout(pollHost, 200);
   }
 
-  // -- decisions ------------------------------------------------------------------------
+  // -- decisions --------------------------------------------------------------------------
   async function accept(anyway) {
     if (!pinned) return;
-    const r = await Companion.postJSON(page.urls.moves, {
+    const body = {
       state: pinned.state, based_on: pinned.based_on, accept_violations: anyway,
       problems: pinned.problems, source: pinned.source === "host" ? "host-camera" : (pinned.source || "manual"),
-    });
+    };
+    if (pinned.setup && pinned.players) body.players = pinned.players;
+    const r = await Companion.postJSON(page.urls.moves, body);
     if (r.status === 201) {
-      accepted = r.body.accepted.seq;
-      $("accepted-count").textContent = String(accepted);
-      $("status").textContent = `Move accepted (state ${accepted}).`;
+      setAccepted(r.body.accepted.seq);
+      if (body.players) await refreshPlayers();
+      $("status").textContent = accepted === 1 ? "Starting position saved." : `Move ${accepted} accepted.`;
       dismissedKey = null; pinned = null; showProposal();
-      if (lastResult) { lastResult.changed = false; drawOverlay(lastResult); }
+      if (lastResult) { lastResult.changed = false; lastResult.setup = false; draw(); }
     } else {
-      $("status").textContent = (r.body && r.body.message) || `Not accepted (${r.status}).`;
+      $("status").textContent = W.plain((r.body && r.body.message) || "The move was not accepted.");
       if (r.body && r.body.violations && pinned) { pinned.violations = r.body.violations; showProposal(); }
-      if (r.status === 409 && r.body && r.body.error === "stale") { pinned = null; showProposal(); }
+      if (r.status === 409 && r.body && r.body.error === "stale") { pinned = null; showProposal(); rescan(); }
     }
   }
 
   $("accept").addEventListener("click", () => accept(false));
   $("accept-anyway").addEventListener("click", () => accept(true));
-  $("dismiss").addEventListener("click", () => { if (pinned) dismissedKey = pinned.key; pinned = null; showProposal(); if (lastResult) drawOverlay(lastResult); });
-  $("undo").addEventListener("click", async () => {
-    const r = await Companion.postJSON(page.urls.undo, {});
+  $("dismiss").addEventListener("click", () => { if (pinned) dismissedKey = pinned.key; pinned = null; showProposal(); draw(); });
+
+  $("undo").addEventListener("click", () => {
+    const dialog = $("undo-dialog");
+    if (!accepted) { $("status").textContent = "Nothing to undo: no move has been accepted yet."; return; }
+    $("undo-text").textContent = accepted === 1
+      ? "This takes back the starting position: the game starts again from an empty table."
+      : `This takes back move ${accepted}. Every device at this game goes back to move ${accepted - 1}.`;
+    if (typeof dialog.showModal === "function") dialog.showModal(); else if (window.confirm($("undo-text").textContent)) undo();
+  });
+  $("undo-dialog").addEventListener("close", () => { if ($("undo-dialog").returnValue === "undo") undo(); });
+
+  async function undo() {
+    const r = await Companion.postJSON(page.urls.undo, { based_on: accepted });
     if (r.ok) {
-      accepted = r.body.current ? r.body.current.seq : 0;
-      $("accepted-count").textContent = String(accepted);
-      $("status").textContent = accepted ? `Back to state ${accepted}.` : "Back to the empty table.";
+      setAccepted(r.body.current ? r.body.current.seq : 0);
+      $("status").textContent = accepted ? `Back to move ${accepted}.` : "Back to the empty table.";
       pinned = null; dismissedKey = null; lastKey = null; showProposal();
+      rescan();
+    } else if (r.body && r.body.error === "stale") {
+      $("status").textContent = "Not undone: another device changed the game a moment ago. Look at the table again before undoing.";
+      await catchUp();
     } else {
       $("status").textContent = r.body && r.body.error === "nothing_to_undo"
         ? "Nothing to undo: no move has been accepted yet."
-        : (r.body && r.body.message) || `Undo failed (${r.status}).`;
+        : W.plain((r.body && r.body.message) || "Undo did not work; try again.");
     }
-  });
+  }
 
+  /* The same photo compared again with the game as it is now (after another device's move). */
+  function rescan() {
+    if (lastForm && (mode === "sample" || mode === "upload")) send(lastForm(), { still: true });
+  }
+
+  // -- players ----------------------------------------------------------------------------
+  function renderPlayers() {
+    const line = $("players-line"); clear(line);
+    for (const p of players()) {
+      const span = el("span", { class: "player" });
+      const dot = el("span", { class: "dot", "aria-hidden": "true" });
+      dot.style.background = p.colour || "#888888";
+      span.append(dot, p.name);
+      line.append(span);
+    }
+    const form = $("players-form"); clear(form);
+    players().forEach((p, i) => {
+      const row = el("div", { class: "row" });
+      const label = el("label", { for: `pname${i}` }, `Seat ${i + 1}`);
+      const input = el("input", { id: `pname${i}`, value: p.name, maxlength: 40, "data-id": p.id });
+      const colour = el("input", { type: "color", value: p.colour || "#888888", "aria-label": `Colour of seat ${i + 1}` });
+      row.append(label, input, colour);
+      form.append(row);
+    });
+    form.append(el("button", { type: "submit" }, "Save names"));
+  }
+  $("players-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const rows = [...$("players-form").querySelectorAll(".row")];
+    const list = rows.map((row, i) => {
+      const [name, colour] = row.querySelectorAll("input");
+      return { id: players()[i].id, name: name.value.trim() || players()[i].name, colour: colour.value };
+    });
+    const r = await Companion.postJSON(page.urls.players, { players: list });
+    if (r.ok) { page.play.players = r.body.players; renderPlayers(); $("status").textContent = "Players saved."; }
+    else $("status").textContent = W.plain((r.body && r.body.message) || "The players were not saved.");
+  });
+  async function refreshPlayers() {
+    const r = await Companion.request(page.urls.play);
+    if (r.ok) { page.play.players = r.body.players; renderPlayers(); }
+    return r;
+  }
+
+  // -- other devices ----------------------------------------------------------------------
+  async function catchUp() {
+    const r = await refreshPlayers();
+    if (r && r.ok) setAccepted(r.body.current ? r.body.current.seq : 0);
+  }
+  CompanionLive.follow(page.urls.events, async (doc) => {
+    if (doc.gone) { $("status").textContent = "This game was deleted on another device."; return; }
+    const moved = doc.seq !== accepted;
+    await catchUp();
+    if (moved) {
+      $("live").textContent = `Updated: move ${doc.seq} from another device.`;
+      if (pinned && pinned.based_on !== doc.seq) { pinned = null; showProposal(); }
+      lastKey = null; dismissedKey = null;
+      rescan();
+    }
+  }, (up) => { $("live").dataset.connected = up ? "yes" : "no"; });
+
+  // -- sources ----------------------------------------------------------------------------
   $("camera-start").addEventListener("click", () => { if (hostTimer) clearTimeout(hostTimer); startCamera(); });
   $("camera-stop").addEventListener("click", () => { stopCamera(); $("status").textContent = "Camera off."; });
   $("camera-pick").addEventListener("change", (e) => startCamera(e.target.value));
-  if ($("host-start")) $("host-start").addEventListener("click", () => { stopCamera(); mode = "host"; still.hidden = false; pollHost(); });
+  if ($("host-start")) $("host-start").addEventListener("click", () => { stopCamera(); mode = "host"; lastForm = null; still.hidden = false; pollHost(); });
 
   $("upload").addEventListener("change", (e) => {
     const file = e.target.files && e.target.files[0];
     if (!file) return;
     mode = "upload";
     showStill(URL.createObjectURL(file));
-    const form = new FormData(); form.append("image", file, file.name || "photo.jpg");
+    lastForm = () => { const f = new FormData(); f.append("image", file, file.name || "photo.jpg"); return f; };
     $("status").textContent = "Reading the photo…";
-    send(form, { still: true });
+    send(lastForm(), { still: true });
   });
 
   function useSample(index) {
     mode = "sample";
     showStill(page.game.samples[index]);
-    const form = new FormData(); form.append("sample", String(index));
+    lastForm = () => { const f = new FormData(); f.append("sample", String(index)); return f; };
     $("status").textContent = "Reading the sample photo…";
-    send(form, { still: true });
+    send(lastForm(), { still: true });
   }
   document.querySelectorAll(".sample-btn").forEach((b) => b.addEventListener("click", () => useSample(Number(b.dataset.sample))));
-  still.addEventListener("load", () => { if (lastResult) drawOverlay(lastResult); });
+  renderPlayers();
+  if (window.matchMedia && window.matchMedia("(max-width: 700px)").matches) $("legend").open = false;
   if (page.sample !== null && page.sample !== undefined && page.game.samples.length) useSample(Number(page.sample) || 0);
 })();

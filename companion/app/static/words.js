@@ -1,0 +1,108 @@
+/* Plain words for what the table shows: whose area a piece is in, a move as a sentence,
+   what to do about a problem. No codes, coordinates or arrows. */
+"use strict";
+
+const CompanionWords = (() => {
+  const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : (many || `${one}s`)}`;
+
+  function joinAnd(items) {
+    if (items.length <= 1) return items.join("");
+    return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+  }
+
+  /* "park:yellow" -> "Yellow's park"; "market" -> "the market"; no area -> "beside the board". */
+  function area(id, players) {
+    if (!id) return "beside the board";
+    const [kind, owner] = String(id).split(":", 2);
+    const words = kind.replace(/[_-]+/g, " ");
+    if (owner !== undefined) {
+      const p = (players || []).find((q) => q.id === owner);
+      return p ? `${p.name}'s ${words}` : `the ${words}`;
+    }
+    return `the ${words}`;
+  }
+
+  function ownerOf(id, players) {
+    if (!id) return null;
+    const owner = String(id).split(":", 2)[1];
+    return (players || []).find((q) => q.id === owner) || null;
+  }
+
+  /* The proposal in one sentence, and the full list of changes in words. */
+  function move(m, names, players, setup) {
+    const name = (c) => names[c] || "a piece";
+    const items = [];
+    if (!m) return { sentence: "Nothing on a space of the table yet.", items };
+    for (const p of m.added) items.push(`${cap(name(p.component))} placed in ${area(p.area, players)}`);
+    for (const p of m.removed) items.push(`${cap(name(p.component))} left ${area(p.area, players)}`);
+    for (const x of m.moved) {
+      items.push(x.from.area === x.to.area
+        ? `${cap(name(x.to.component))} moved within ${area(x.to.area, players)}`
+        : `${cap(name(x.to.component))} moved from ${area(x.from.area, players)} to ${area(x.to.area, players)}`);
+    }
+    if (setup) {
+      const counts = new Map();
+      for (const p of m.added) {
+        const o = ownerOf(p.area, players);
+        const key = o ? o.name : "shared";
+        counts.set(key, (counts.get(key) || 0) + 1);
+      }
+      const parts = [...counts].map(([k, n]) => (k === "shared" ? `${n} shared` : `${k} ${n}`));
+      return { sentence: `${cap(plural(m.added.length, "piece"))} on the table${parts.length ? ` (${parts.join(", ")})` : ""}.`, items };
+    }
+    // Pieces that went into a player's own area are that player's move ("Rosa placed Badger");
+    // the rest is said after it (a market refilled, a figure moved, pieces taken away).
+    const placedBy = new Map(), shared = [], moved = [];
+    const put = (who, c) => { if (!placedBy.has(who)) placedBy.set(who, []); placedBy.get(who).push(c); };
+    for (const p of m.added) {
+      const o = ownerOf(p.area, players);
+      if (o) put(o.name, p.component); else shared.push(p);
+    }
+    for (const x of m.moved) {
+      const o = ownerOf(x.to.area, players);
+      if (o && x.from.area !== x.to.area) put(o.name, x.to.component); else moved.push(x.to.component);
+    }
+    const list = (ids, noun) => (ids.length <= 2 ? joinAnd(ids.map(name)) : plural(ids.length, noun));
+    const sentences = [];
+    for (const [who, ids] of placedBy) sentences.push(`${who} placed ${list(ids, "piece")}`);
+    const byArea = new Map();
+    for (const p of shared) { if (!byArea.has(p.area)) byArea.set(p.area, []); byArea.get(p.area).push(p.component); }
+    for (const [a, ids] of byArea) sentences.push(`${cap(list(ids, "piece"))} came into ${area(a, players)}`);
+    if (moved.length) sentences.push(`${cap(list(moved, "piece"))} moved`);
+    if (m.removed.length) sentences.push(`${cap(list(m.removed.map((p) => p.component), "piece"))} left the table`);
+    return { sentence: sentences.length ? sentences.map((t) => `${cap(t)}.`).join(" ") : "Nothing moved.", items };
+  }
+
+  const ADVICE = {
+    unreadable: "Turn this piece so its code faces the camera, or tilt it out of the glare.",
+    foreign: "This is not a piece of this game: it can stay, it is not counted.",
+    dup: "The same piece is on the table twice: take the copy away.",
+    facedown: "Turn this card face up so it can be counted.",
+    doubt: "Hold the camera steadier or closer: this code was read two ways.",
+    bad: "This piece breaks a rule: see the move panel.",
+    ok: "Recognised.",
+  };
+  const PROBLEM_ADVICE = {
+    "layout/player_not_in_view": "Move the camera so every player's board or park is in the picture.",
+    "layout/market_partial": "Show the whole market in the picture.",
+    "layout/unplaced": "Put this piece on a space, or take it off the table.",
+    "layout/off_board": "Put this piece on a space of the board.",
+    "layout/off_space": "Put this piece squarely on a space.",
+    "layout/between_spaces": "Push this piece onto one space.",
+    "layout/two_on_one": "Only one piece fits on a space: move one of them.",
+    "layout/face_down": "Turn this card face up so it can be counted.",
+    "layout/rotation_unclear": "Turn this piece so it lines up with its neighbours.",
+    "vision/off_plane": "Lay this piece flat on the table.",
+  };
+  const advice = (kind) => ADVICE[kind] || "";
+  const problemAdvice = (code) => PROBLEM_ADVICE[code] || "Look at the table and fix what this says, then take a new photo.";
+
+  /* A scan's message without the ids in brackets ("Blue (blue)" -> "Blue"). */
+  const plain = (text, names) => String(text || "")
+    .replace(/\s*\([a-z0-9-]+\)/g, "")
+    .replace(/\s*->\s*/g, ": ")
+    .replace(/\b[A-Z0-9][A-Z0-9-]{1,11}\b/g, (code) => (names && names[code] ? names[code] : code));
+
+  return { area, move, advice, problemAdvice, plain, plural, cap, joinAnd };
+})();
