@@ -54,6 +54,8 @@ def _read_json(path: str) -> Any:
         _fail(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
     except RecursionError:
         _fail(f"{path}: JSON nested too deeply")
+    except ValueError:  # Python's integer-string limit: a number of thousands of digits
+        _fail(f"{path}: a number in it is too long to be a count of anything in a game")
 
 
 def _game_of(doc: Any, path: str, override: str | None) -> Game:
@@ -256,6 +258,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         camera=args.camera,
         debug=args.debug,
         https=args.https,
+        instance=args.instance,
     ) or EXIT_OK
 
 
@@ -322,6 +325,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--https",
         action="store_true",
         help="serve HTTPS with a self-signed certificate (phones may then use their camera)",
+    )
+    p.add_argument(
+        "--instance",
+        metavar="DIR",
+        default=None,
+        help="folder of the saved games (default: your data folder, or $COMPANION_INSTANCE)",
     )
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_serve)

@@ -31,6 +31,16 @@ _UNKNOWN_FIELDS = {"area", "cell", "slot", "on", "note"}
 PlaceCheck = Callable[[Placement], "str | None"]
 
 
+#: Largest coordinate or count a state may hold: far beyond any table, small enough that a
+#: rule walking cells one by one (a watchtower's line of sight) ends at once.
+MAX_NUMBER = 10_000
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**12 else f"a {len(str(abs(value)))}-digit number"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def parse_cell(value: Any, where: str) -> Cell | None:
     """A cell is ``[x, y]`` (two integers), a space name, or null."""
     if value is None:
@@ -44,8 +54,10 @@ def parse_cell(value: Any, where: str) -> Cell | None:
         and len(value) == 2
         and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
+        if any(abs(v) > MAX_NUMBER for v in value):
+            raise StateError(f"{where}: cell coordinates must be within ±{MAX_NUMBER}")
         return (int(value[0]), int(value[1]))
-    raise StateError(f"{where}: cell must be [x, y] integers or a space name, got {value!r}")
+    raise StateError(f"{where}: cell must be [x, y] integers or a space name, got {_short(value)}")
 
 
 def cell_to_json(cell: Cell | None) -> Any:
@@ -80,7 +92,9 @@ def _int(obj: Mapping[str, Any], key: str, where: str, default: int | None) -> i
     if v is None:
         return None
     if not isinstance(v, int) or isinstance(v, bool):
-        raise StateError(f"{where}: {key!r} must be an integer, got {v!r}")
+        raise StateError(f"{where}: {key!r} must be an integer, got {_short(v)}")
+    if abs(v) > MAX_NUMBER:
+        raise StateError(f"{where}: {key!r} must be within ±{MAX_NUMBER}, got {_short(v)}")
     return v
 
 

@@ -1,8 +1,9 @@
 """The companion's web app: live table, score sheets, printables and history in a browser.
 
 ``create_app`` builds the Flask app (blueprints per concern, SQLite store and secret key
-in the instance folder); ``serve`` runs it for ``companion serve``. No game rules live
-here: every decision is asked of ``scoring``, ``vision`` and ``printables``.
+in the instance folder, the user's data folder by default); ``serve`` runs it for
+``companion serve``. No game rules live here: every decision is asked of ``scoring``,
+``vision`` and ``printables``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from flask import Flask
 
-from . import db, errors, security
+from . import db, errors, instance as instances, scanslots, security
 from .server import serve
 
 __all__ = ["create_app", "serve"]
@@ -27,21 +28,25 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """The application factory: configuration, instance folder, store, blueprints.
 
-    The instance folder (database, secret key) is Flask's default unless the test
-    config's ``INSTANCE_PATH`` or the environment's ``COMPANION_INSTANCE`` names one.
+    The instance folder (database, secret key) is the config's ``INSTANCE_PATH``, else the
+    environment's ``COMPANION_INSTANCE``, else the user's data folder, where a folder left
+    in Flask's old default places is moved once (``INSTANCE_MOVED`` says from where).
     """
-    instance = (test_config or {}).get("INSTANCE_PATH") or os.environ.get("COMPANION_INSTANCE")
-    app = Flask(
-        __name__,
-        instance_relative_config=True,
-        instance_path=str(instance) if instance else None,
-    )
+    moved = None
+    instance = (test_config or {}).get("INSTANCE_PATH")
+    if not instance:
+        folder, chosen = instances.chosen_folder()
+        moved = None if chosen else instances.move_old(folder)
+        instance = folder
+    app = Flask(__name__, instance_relative_config=True, instance_path=str(Path(instance).absolute()))
     app.config.from_mapping(
         DATABASE=str(Path(app.instance_path) / "companion.sqlite"),
         MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
         MAX_FORM_MEMORY_SIZE=MAX_UPLOAD_BYTES,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
+        PERMANENT_SESSION_LIFETIME=security.JOIN_LIFETIME_S,
+        INSTANCE_MOVED=moved,
         ALLOWED_HOSTS=("localhost", "127.0.0.1", "::1"),
         JOIN_CODE=None,
         LAN=False,
@@ -56,6 +61,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
     db.init_app(app)
+    scanslots.init_app(app)
     from .store import local_time
 
     app.add_template_filter(local_time, "local_time")

@@ -39,6 +39,16 @@ def _int_arg(name: str, default: int | None = None) -> int | None:
         raise AppError(400, "bad_argument", f"{name} must be a whole number") from exc
 
 
+def based_on(data: Any) -> int | None:
+    """The state number a change was decided on (``based_on``), when the client sends one."""
+    value = data.get("based_on") if isinstance(data, dict) else None
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**53:
+        raise AppError(400, "bad_argument", "based_on must be a whole number (the state number the page showed)")
+    return value
+
+
 def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -254,12 +264,11 @@ def accept_move(play_id: str) -> tuple[Response, int]:
     source = str(data.get("source") or "manual")
     if source not in SOURCES:
         raise AppError(400, "bad_source", f"source must be one of {', '.join(sorted(SOURCES))}")
-    expected = data.get("based_on")
-    if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
-        raise AppError(400, "bad_argument", "based_on must be a whole number")
+    expected = based_on(data)
     last, before = current_state(game, play)
     if expected is not None and expected != (last.seq if last else 0):
-        raise AppError(409, "stale", "the game moved on since this frame; look again")
+        now_at = last.seq if last else 0
+        raise AppError(409, "stale", store.MOVED_ON.format(now=now_at), current=now_at)
     if data.get("players") is not None:  # the players the first photo showed, as corrected
         play = _seat_from_table(play, game, data["players"], last)
     after = services.load_state(game, data.get("state"))
@@ -317,11 +326,7 @@ def _problems(raw: Any, state: BoardState) -> dict[str, int]:
 def undo(play_id: str) -> Response:
     """Drop the last accepted state; with ``based_on``, only the state the asking page shows."""
     store.get_play(play_id)
-    data = request.get_json(silent=True)
-    expected = data.get("based_on") if isinstance(data, dict) else None
-    if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool)):
-        raise AppError(400, "bad_argument", "based_on must be a whole number")
-    current = store.undo(play_id, expected)
+    current = store.undo(play_id, based_on(request.get_json(silent=True)))
     tableside.forget_photos(play_id, current.seq if current else 0)
     return jsonify({"current": current.to_dict() if current else None})
 
@@ -409,8 +414,12 @@ def finish(play_id: str) -> Response:
     data = request.get_json(silent=True) or {}
     confirm = _flag(data.get("confirm", False) if isinstance(data, dict) else False)
     confirm = confirm or _flag(request.form.get("confirm", ""))
+    seen = based_on(data)
     scored = sheet_for(play, None, confirm)
-    return jsonify(store.finish(play.id, scored["sheet"]).to_dict())
+    if seen is not None and seen != scored["seq"]:
+        raise AppError(409, "stale", store.MOVED_ON.format(now=scored["seq"]), current=scored["seq"])
+    # The sheet is of state ``scored["seq"]``; the game is closed only if that is still the latest.
+    return jsonify(store.finish(play.id, scored["sheet"], scored["seq"]).to_dict())
 
 
 @bp.get("/api/plays/<play_id>/states")

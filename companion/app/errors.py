@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
@@ -53,7 +54,19 @@ def _reason_of(exc: HTTPException) -> str:
 def init_app(app: Flask) -> None:
     @app.errorhandler(AppError)
     def _app_error(exc: AppError) -> Response:
-        return error_response(exc.status, exc.reason, exc.message, **exc.extra)
+        resp = error_response(exc.status, exc.reason, exc.message, **exc.extra)
+        if exc.extra.get("retry_after") is not None:
+            resp.headers["Retry-After"] = str(int(exc.extra["retry_after"]))
+        return resp
+
+    @app.errorhandler(sqlite3.Error)
+    def _storage_error(exc: sqlite3.Error) -> Response:
+        refusal = storage_refusal(exc)
+        if refusal is None:
+            log.error("database error on %s %s", request.method, request.path, exc_info=exc)
+            return error_response(500, "internal_server_error", "the companion hit an internal error")
+        log.warning("storage fault on %s %s: %s", request.method, request.path, exc)
+        return _app_error(refusal)
 
     @app.errorhandler(ScoringError)
     def _scoring_error(exc: ScoringError) -> Response:
@@ -82,3 +95,28 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(RecursionError)
     def _too_deep(_exc: RecursionError) -> Response:
         return error_response(400, "bad_json", "JSON nested too deeply")
+
+
+#: SQLite result codes that mean the disk or folder refuses writes (primary codes, low byte).
+_STORAGE_FAULTS = {
+    sqlite3.SQLITE_FULL: "the disk holding the saved games is full",
+    sqlite3.SQLITE_READONLY: "the saved games' folder has become read-only",
+    sqlite3.SQLITE_IOERR: "the disk holding the saved games failed to write",
+    sqlite3.SQLITE_CANTOPEN: "the saved games' database cannot be opened",
+    sqlite3.SQLITE_PERM: "the saved games' folder refuses writes",
+    sqlite3.SQLITE_BUSY: "another program holds the saved games' database",
+    sqlite3.SQLITE_LOCKED: "another program holds the saved games' database",
+}
+
+
+def storage_refusal(exc: sqlite3.Error) -> AppError | None:
+    """A storage fault as a 503 the players can act on; None for anything else (a bug)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(code, int) or (code & 0xFF) not in _STORAGE_FAULTS:
+        return None
+    why = _STORAGE_FAULTS[code & 0xFF]
+    return AppError(
+        503, "storage_unavailable",
+        f"{why}: nothing was changed; the saved games can still be read. Free some space or fix the folder and try again.",
+        retry_after=30,
+    )

@@ -223,5 +223,5 @@ def _latest_seq(play_id: str) -> int:
 def finish(play_id: str) -> BaseResponse:
     play = store.get_play(play_id)
     scored = sheet_for(play, None, request.form.get("confirm") == "1")
-    store.finish(play.id, scored["sheet"])
+    store.finish(play.id, scored["sheet"], scored["seq"])
     return redirect(url_for("history.detail", play_id=play.id))

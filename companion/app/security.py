@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import secrets
 import time
+import unicodedata
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -25,6 +27,10 @@ OPEN_ENDPOINTS = frozenset({"pages.join", "api.healthz", "static"})
 #: Failed join attempts allowed per client address before a pause.
 JOIN_ATTEMPTS = 10
 JOIN_PAUSE_S = 60.0
+#: Addresses remembered for their failed joins at most (the oldest are forgotten first).
+JOIN_FAILURES_KEPT = 1024
+#: How long a phone stays joined: an evening's games, not a month.
+JOIN_LIFETIME_S = 12 * 3600
 
 CSP = "; ".join(
     (
@@ -85,12 +91,29 @@ def check_host() -> None:
         raise AppError(400, "bad_host", f"this companion does not answer to host {name!r}")
 
 
+def same_secret(sent: object, kept: object) -> bool:
+    """Constant-time comparison of two texts as UTF-8 bytes: any character, never an exception."""
+    if not isinstance(sent, str) or not isinstance(kept, str):
+        return False
+    return hmac.compare_digest(
+        sent.encode("utf-8", "surrogatepass"), kept.encode("utf-8", "surrogatepass")
+    )
+
+
 def check_origin() -> None:
-    """Browsers say where a request comes from; refuse other sites' pages."""
+    """Browsers say where a request comes from; refuse other sites' pages (scheme included)."""
     origin = request.headers.get("Origin")
     if origin is not None:
-        parts = urlsplit(origin)
-        if origin == "null" or parts.netloc.lower() != request.host.lower():
+        try:
+            parts = urlsplit(origin)
+        except ValueError:  # e.g. an unbalanced "[" in the host part
+            parts = None
+        if (
+            origin == "null"
+            or parts is None
+            or parts.scheme.lower() != request.scheme
+            or parts.netloc.lower() != request.host.lower()
+        ):
             raise AppError(403, "bad_origin", "request from another site refused")
     elif request.headers.get("Sec-Fetch-Site") == "cross-site":
         raise AppError(403, "bad_origin", "request from another site refused")
@@ -99,10 +122,20 @@ def check_origin() -> None:
 def check_csrf() -> None:
     sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
     token = session.get(CSRF_FIELD)
-    if not sent or not isinstance(token, str) or not hmac.compare_digest(sent, token):
+    if not sent or not same_secret(sent, token):
         raise AppError(
             403, "csrf", "missing or stale form token: reload the page and try again"
         )
+
+
+def _join_tag(code: str) -> str:
+    """Which join code a session was let in by, without the code: a keyed hash of it.
+
+    A new ``companion serve`` makes a new code, so the phones joined to the last one
+    are asked again; the signed (readable) cookie never carries the code itself.
+    """
+    key = str(current_app.config.get("SECRET_KEY") or "").encode("utf-8", "surrogatepass")
+    return hmac.new(key, b"join:" + code.encode("ascii", "replace"), hashlib.sha256).hexdigest()[:32]
 
 
 def has_joined() -> bool:
@@ -110,25 +143,49 @@ def has_joined() -> bool:
     if not code or is_loopback(request.remote_addr):
         return True
     joined = session.get("joined")
-    return isinstance(joined, str) and hmac.compare_digest(joined, code)
+    until = session.get("joined_until")
+    if joined is not True or not isinstance(until, (int, float)) or isinstance(until, bool):
+        return False
+    return time.time() < until and same_secret(session.get("join_tag"), _join_tag(code))
+
+
+def _prune_failures(now: float) -> None:
+    """Forget pauses that are over, and the oldest entries beyond what is kept."""
+    for who in [w for w, (_, since) in _failures.items() if now - since >= JOIN_PAUSE_S]:
+        del _failures[who]
+    while len(_failures) > JOIN_FAILURES_KEPT:
+        del _failures[min(_failures, key=lambda w: _failures[w][1])]
+
+
+def clean_code(code: str) -> str:
+    """What a player typed, as a code: ASCII letters and digits, upper case (any other text is no code)."""
+    text = unicodedata.normalize("NFKC", code)
+    return "".join(ch for ch in text if ch.isascii() and ch.isalnum()).upper()
 
 
 def try_join(code: str) -> bool:
     """Check a join code, pausing an address after repeated failures."""
     expected = current_app.config.get("JOIN_CODE")
     who = request.remote_addr or "?"
-    count, since = _failures.get(who, (0, 0.0))
     now = time.monotonic()
+    _prune_failures(now)
+    count, since = _failures.get(who, (0, 0.0))
     if count >= JOIN_ATTEMPTS and now - since < JOIN_PAUSE_S:
         raise AppError(429, "too_many_attempts", "too many wrong codes: wait a minute")
-    cleaned = "".join(ch for ch in code if ch.isalnum()).upper()
-    if expected and hmac.compare_digest(cleaned, expected):
+    if expected and same_secret(clean_code(code), expected):
         _failures.pop(who, None)
-        session["joined"] = expected
+        session["joined"] = True
+        session["joined_until"] = int(time.time() + JOIN_LIFETIME_S)
+        session["join_tag"] = _join_tag(expected)
         session.permanent = True
         return True
     _failures[who] = (count + 1 if now - since < JOIN_PAUSE_S else 1, now)
     return False
+
+
+def failures_kept() -> int:
+    """How many addresses the failed-join table holds now (for the checks of its pruning)."""
+    return len(_failures)
 
 
 def check_size() -> None:

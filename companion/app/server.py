@@ -7,6 +7,7 @@ import errno
 import ipaddress
 import secrets
 import socket
+import sqlite3
 import sys
 from typing import Any
 
@@ -97,12 +98,14 @@ def serve(
     camera: int | None = None,
     debug: bool = False,
     https: bool = False,
+    instance: str | None = None,
 ) -> int:
     """Run the app until interrupted; returns a process exit code."""
     from werkzeug.serving import make_server
 
     from . import create_app
     from .camera import HostCamera
+    from .instance import InstanceError, chosen_folder
 
     if lan and (is_loopback(host) or host == "localhost"):
         host = "0.0.0.0"
@@ -131,7 +134,16 @@ def serve(
         except OSError as exc:
             return _fail(str(exc))
         config["HOST_CAMERA"] = camera
-    app = create_app(config)
+    if https:
+        config["SESSION_COOKIE_SECURE"] = True
+    folder, chosen = chosen_folder(instance)
+    try:
+        config.update(_instance_config(folder, chosen))
+        app = create_app(config)
+    except InstanceError as exc:
+        return _fail(str(exc))
+    except (OSError, sqlite3.Error) as exc:
+        return _fail(f"the saved games in {folder} cannot be opened ({exc})")
     app.debug = debug
     ssl_context: tuple[str, str] | None = None
     if https:
@@ -168,12 +180,23 @@ def serve(
         )
     if camera is not None:
         print(f"Host camera {camera}: every browser sees its frames with the same overlay", flush=True)
+    if app.config.get("INSTANCE_MOVED"):
+        print(app.config["INSTANCE_MOVED"].message(), flush=True)
     print(f"Saved games are kept in {app.config['DATABASE']}", flush=True)
     try:
         server.serve_forever()  # returns on Ctrl+C, the socket closed
     finally:
         _stop_camera(app)
     return 0
+
+
+def _instance_config(folder: Any, chosen: bool) -> dict[str, Any]:
+    """The instance folder checked for writing (InstanceError names it), old saved games moved in."""
+    from .instance import check_writable, move_old
+
+    check_writable(folder)
+    moved = None if chosen else move_old(folder)
+    return {"INSTANCE_PATH": str(folder), "INSTANCE_MOVED": moved}
 
 
 def _listen(host: str, port: int) -> socket.socket:

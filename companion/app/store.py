@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import secrets
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -14,6 +17,7 @@ from .db import get_db
 from .errors import AppError
 
 MAX_LIST = 200
+MOVED_ON = "the game moved on: another device changed it (now at state {now}); look again"
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +173,35 @@ def snapshot_at(play_id: str, seq: int) -> Snapshot:
     return _snapshot(row)
 
 
+@contextmanager
+def transaction() -> Iterator[sqlite3.Connection]:
+    """One ``BEGIN IMMEDIATE`` transaction: the write lock first, then the reads it depends on.
+
+    A failed COMMIT (disk full) may already have rolled back; the rollback here never hides
+    the original error behind "no transaction is active".
+    """
+    db = get_db()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _last_seq(db: sqlite3.Connection, play_id: str) -> int:
+    row = db.execute("SELECT COALESCE(MAX(seq), 0) FROM snapshot WHERE play_id = ?", (play_id,)).fetchone()
+    return int(row[0])
+
+
+def _check_based_on(last: int, based_on: int | None) -> None:
+    """Refuse a change decided on a state that is no longer the current one."""
+    if based_on is not None and based_on != last:
+        raise AppError(409, "stale", MOVED_ON.format(now=last), current=last)
+
+
 def append(
     play_id: str,
     state: dict[str, Any],
@@ -178,49 +211,45 @@ def append(
     expected_seq: int | None = None,
 ) -> Snapshot:
     """Add an accepted state; ``expected_seq`` refuses a move decided on a stale table."""
-    db = get_db()
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        row = db.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM snapshot WHERE play_id = ?", (play_id,)
-        ).fetchone()
-        last = int(row[0])
-        if expected_seq is not None and expected_seq != last:
-            raise AppError(
-                409, "stale", f"another device changed this game (now at state {last}); look again"
-            )
+    with transaction() as db:
+        last = _last_seq(db, play_id)
+        _check_based_on(last, expected_seq)
         db.execute(
             "INSERT INTO snapshot (play_id, seq, state, violations, problems, source, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (play_id, last + 1, json.dumps(state), json.dumps(violations), json.dumps(problems), source, now()),
         )
         db.execute("UPDATE play SET finished_at = NULL, final_sheet = NULL WHERE id = ?", (play_id,))
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    return snapshot_at(play_id, last + 1)
+        added = snapshot_at(play_id, last + 1)
+    return added
 
 
-def undo(play_id: str, expected_seq: int | None = None) -> Snapshot | None:
-    """Drop the last accepted state; returns the one now current (None when none is left).
-    ``expected_seq`` refuses to undo a move the asking device has not seen."""
-    db = get_db()
-    last = latest(play_id)
-    if last is None:
-        raise AppError(409, "nothing_to_undo", "no accepted move to undo")
-    if expected_seq is not None and expected_seq != last.seq:
-        raise AppError(409, "stale", "another device changed this game since this page last looked; look again")
-    db.execute("DELETE FROM snapshot WHERE play_id = ? AND seq = ?", (play_id, last.seq))
-    db.execute("UPDATE play SET finished_at = NULL, final_sheet = NULL WHERE id = ?", (play_id,))
-    return latest(play_id)
+def undo(play_id: str, based_on: int | None = None) -> Snapshot | None:
+    """Drop the last accepted state in one transaction; returns the one now current.
+
+    The timeline stays 1, 2, 3... whatever else happens at the same time: the state dropped
+    is the latest under the write lock, and ``based_on`` refuses an undo decided on an
+    older one (409 ``stale``: the game moved on).
+    """
+    with transaction() as db:
+        last = _last_seq(db, play_id)
+        _check_based_on(last, based_on)
+        if last == 0:
+            raise AppError(409, "nothing_to_undo", "no accepted move to undo")
+        db.execute("DELETE FROM snapshot WHERE play_id = ? AND seq = ?", (play_id, last))
+        db.execute("UPDATE play SET finished_at = NULL, final_sheet = NULL WHERE id = ?", (play_id,))
+        current = latest(play_id)
+    return current
 
 
-def finish(play_id: str, sheet: dict[str, Any]) -> Play:
-    get_db().execute(
-        "UPDATE play SET finished_at = ?, final_sheet = ? WHERE id = ?",
-        (now(), json.dumps(sheet), play_id),
-    )
+def finish(play_id: str, sheet: dict[str, Any], seq: int | None = None) -> Play:
+    """Close the game with the score sheet of state ``seq``, if that is still the latest one."""
+    with transaction() as db:
+        _check_based_on(_last_seq(db, play_id), seq)
+        db.execute(
+            "UPDATE play SET finished_at = ?, final_sheet = ? WHERE id = ?",
+            (now(), json.dumps(sheet), play_id),
+        )
     return get_play(play_id)
 
 
@@ -228,9 +257,7 @@ def import_play(play: Play, snaps: list[Snapshot]) -> Play:
     """Store a checked saved game under a new id: the game and its whole timeline, or nothing."""
     play_id = secrets.token_urlsafe(9)
     doc = [{"id": p.id, "name": p.name, "colour": p.colour, "seat": p.seat} for p in play.players]
-    db = get_db()
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction() as db:
         db.execute(
             "INSERT INTO play (id, game, title, players, options, created_at, finished_at, final_sheet)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -246,10 +273,6 @@ def import_play(play: Play, snaps: list[Snapshot]) -> Play:
                 (play_id, s.seq, json.dumps(s.state), json.dumps(s.violations), json.dumps(s.problems),
                  s.source, s.created_at),
             )
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
     return get_play(play_id)
 
 
