@@ -1,8 +1,12 @@
-"""Stage 1: bytes -> image, refusing what should not be decoded before decoding it.
+"""Stage 1: bytes -> image, within a fixed memory budget whatever the file says.
 
-The pixel budget is checked against the dimensions declared in the file header, so a
-small file that claims to be a gigapixel image (a decompression bomb) never reaches
-the decoder.
+The header is read first: a file that is not an image, or whose declared size is absurd
+for its length (a decompression bomb), never reaches the decoder. A JPEG larger than the
+scanner's working resolution is decoded already scaled down (libjpeg's 1/2, 1/4 and 1/8
+reduced decoding), so a 48-megapixel phone photo costs what a 12-megapixel one does and
+a lying header costs no more than the working resolution. Formats without reduced
+decoding (PNG, BMP, WebP), and JPEGs whose decoder must hold every coefficient
+(progressive or multi-scan), are decoded only up to a fixed size.
 """
 
 from __future__ import annotations
@@ -16,10 +20,22 @@ import numpy as np
 
 from .errors import ImageError
 
-#: Default refusal threshold: 40 megapixels is well above a 12 MP phone photo or 4K frame.
-MAX_PIXELS = 40_000_000
+#: Largest declared size accepted: a 200-megapixel phone sensor (JPEGs are read scaled down).
+MAX_PIXELS = 200_000_000
+#: Largest image any decoder produces in full: 4096 x 4096 (48 MiB of colour).
+MAX_DECODE_PIXELS = 4096 * 4096
+#: The scanner's working resolution: a 4K frame is read whole, larger photos scaled down.
+WORK_SIDE = 4096
+WORK_PIXELS = 4096 * 3072
+#: Memory a progressive or multi-scan JPEG's decoder may hold for its coefficients.
+MAX_COEFFICIENT_BYTES = 64 * 1024 * 1024
+#: Reduced JPEG decodings OpenCV offers (libjpeg's DCT scaling), by scale.
+_REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8}
 #: A real photo compresses at best ~1000:1; far beyond that the file is a bomb.
 _MAX_PIXELS_PER_BYTE = 5_000
+#: Below this many pixels the compression ratio is not checked (tiny flat images are fine).
+_RATIO_FROM_PIXELS = 1_000_000
 #: Longest side accepted: the QR decoder refuses sides over 65535 px; no camera comes close.
 MAX_SIDE = 32_768
 
@@ -60,6 +76,9 @@ class Header:
     format: ImageFormat
     width: int
     height: int
+    coefficients: int = 0
+    """Bytes a JPEG decoder must buffer before the first row comes out (progressive or
+    multi-scan files); 0 when it decodes row by row."""
 
 
 def _png_header(data: bytes) -> Header:
@@ -72,11 +91,46 @@ def _png_header(data: bytes) -> Header:
 
 
 _SOF_MARKERS = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+#: Frame types whose decoder buffers the whole image's coefficients (progressive, hierarchical).
+_BUFFERED_SOF = {0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+
+
+@dataclass(frozen=True, slots=True)
+class _Sof:
+    marker: int
+    width: int
+    height: int
+    sampling: tuple[tuple[int, int], ...]
+    """(horizontal, vertical) sampling factor of each component."""
+
+    def coefficient_bytes(self) -> int:
+        """What libjpeg keeps for a buffered decode: 2 bytes per coefficient, blocks rounded up."""
+        hmax = max(h for h, _ in self.sampling)
+        vmax = max(v for _, v in self.sampling)
+        total = 0
+        for h, v in self.sampling:
+            cols = -(-self.width * h // (hmax * 8)) * 8
+            rows = -(-self.height * v // (vmax * 8)) * 8
+            total += cols * rows * 2
+        return total
+
+
+def _sof(data: bytes, i: int, marker: int) -> _Sof | None:
+    if i + 10 > len(data):
+        return None
+    height, width = struct.unpack(">HH", data[i + 5 : i + 9])
+    count = data[i + 9]
+    comps = data[i + 10 : i + 10 + 3 * count]
+    if count == 0 or len(comps) < 3 * count:
+        return None
+    sampling = tuple((max(1, comps[k + 1] >> 4), max(1, comps[k + 1] & 0x0F)) for k in range(0, 3 * count, 3))
+    return _Sof(marker, width, height, sampling)
 
 
 def _jpeg_header(data: bytes) -> Header:
     i = 2
     n = len(data)
+    frame: _Sof | None = None
     while i + 4 <= n:
         if data[i] != 0xFF:
             raise ImageError("corrupt JPEG: expected a marker segment")
@@ -87,18 +141,30 @@ def _jpeg_header(data: bytes) -> Header:
         if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
             i += 2
             continue
-        if marker == 0xD9 or marker == 0xDA:
+        if marker == 0xD9:
+            break
+        if marker == 0xDA:
+            if frame is not None:
+                # A first scan without every component makes the decoder buffer the image.
+                in_scan = data[i + 4] if i + 4 < n else 0
+                return _jpeg_frame(data, frame, in_scan < len(frame.sampling))
             break
         (length,) = struct.unpack(">H", data[i + 2 : i + 4])
-        if marker in _SOF_MARKERS:
-            if i + 9 > n:
+        if marker in _SOF_MARKERS and frame is None:
+            frame = _sof(data, i, marker)
+            if frame is None:
                 break
-            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
-            if b"\xff\xd9" not in data[-64:]:
-                raise ImageError("truncated JPEG: the file ends before its end-of-image marker")
-            return Header(ImageFormat.JPEG, width, height)
         i += 2 + length
+    if frame is not None:
+        return _jpeg_frame(data, frame, False)
     raise ImageError("truncated JPEG: no frame header (SOF) found")
+
+
+def _jpeg_frame(data: bytes, frame: _Sof, multi_scan: bool) -> Header:
+    if b"\xff\xd9" not in data[-64:]:
+        raise ImageError("truncated JPEG: the file ends before its end-of-image marker")
+    buffered = multi_scan or frame.marker in _BUFFERED_SOF
+    return Header(ImageFormat.JPEG, frame.width, frame.height, frame.coefficient_bytes() if buffered else 0)
 
 
 def _bmp_header(data: bytes) -> Header:
@@ -152,14 +218,51 @@ def check_size(width: int, height: int, nbytes: int | None, max_pixels: int) -> 
     if max(width, height) > MAX_SIDE:
         raise ImageError(f"image of {width}x{height} has a side over {MAX_SIDE} pixels")
     pixels = width * height
+    if nbytes is not None and pixels > max(_RATIO_FROM_PIXELS, _MAX_PIXELS_PER_BYTE * nbytes):
+        raise ImageError(
+            f"decompression bomb: {width}x{height} pixels declared in {nbytes} bytes"
+        )
     if pixels > max_pixels:
-        if nbytes is not None and pixels > _MAX_PIXELS_PER_BYTE * nbytes:
-            raise ImageError(
-                f"decompression bomb: {width}x{height} pixels declared in {nbytes} bytes"
-            )
         raise ImageError(
             f"image of {width}x{height} = {pixels} pixels is over the budget of {max_pixels}"
         )
+
+
+def reduction(header: Header) -> int:
+    """The JPEG scale (1, 2, 4 or 8) that brings the photo within the working resolution."""
+    for scale in (1, 2, 4, 8):
+        w, h = -(-header.width // scale), -(-header.height // scale)
+        if max(w, h) <= WORK_SIDE and w * h <= WORK_PIXELS:
+            return scale
+    return 8
+
+
+def _decode_budget(header: Header, max_pixels: int) -> None:
+    """Refuse what a decoder would have to hold in full beyond the fixed budget."""
+    pixels = header.width * header.height
+    name = header.format.value.upper()
+    if header.format is ImageFormat.JPEG:
+        if header.coefficients > MAX_COEFFICIENT_BYTES:
+            raise ImageError(
+                f"progressive JPEG of {header.width}x{header.height} is over the decoding budget "
+                f"({MAX_COEFFICIENT_BYTES // 2**20} MiB of coefficients): save it as a baseline JPEG"
+            )
+        return
+    if pixels > min(max_pixels, MAX_DECODE_PIXELS):
+        raise ImageError(
+            f"{name} of {header.width}x{header.height} = {pixels} pixels is over the budget of "
+            f"{min(max_pixels, MAX_DECODE_PIXELS)} for {name} files: send a JPEG or a smaller image"
+        )
+
+
+def _to_working_size(image: np.ndarray) -> np.ndarray:
+    """Scale an image decoded larger than the working resolution down to it (area averaging)."""
+    h, w = image.shape[:2]
+    factor = min(1.0, WORK_SIDE / max(w, h), (WORK_PIXELS / (w * h)) ** 0.5)
+    if factor >= 1.0:
+        return image
+    size = (max(1, int(w * factor)), max(1, int(h * factor)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
 def load_image(data: bytes, *, max_pixels: int = MAX_PIXELS) -> Frame:
@@ -171,15 +274,19 @@ def load_image(data: bytes, *, max_pixels: int = MAX_PIXELS) -> Frame:
         raise ImageError("not an image: no data")
     header = probe(data)
     check_size(header.width, header.height, len(data), max_pixels)
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    _decode_budget(header, max_pixels)
+    scale = reduction(header) if header.format is ImageFormat.JPEG else 1
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), _REDUCED[scale])
     if image is None or image.size == 0:
         raise ImageError(f"corrupt {header.format.value.upper()}: the decoder could not read it")
     decoded = (int(image.shape[1]), int(image.shape[0]))
+    expected = (-(-header.width // scale), -(-header.height // scale))
     # The decoder turns a photo upright by its EXIF orientation, swapping width and height.
-    if decoded not in ((header.width, header.height), (header.height, header.width)):
+    if decoded not in (expected, expected[::-1]):
         raise ImageError(
             f"corrupt {header.format.value.upper()}: decoded size differs from its header"
         )
+    image = _to_working_size(image)
     return Frame(image, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), header.format)
 
 

@@ -13,6 +13,7 @@ from scoring.model import BoardState, Game
 
 from . import services, store, tableside
 from .errors import AppError
+from .scanslots import scan_slot
 from .security import csrf_exempt
 
 bp = Blueprint("api", __name__)
@@ -107,7 +108,6 @@ def scan() -> Response:
     if not game_id:
         raise AppError(400, "no_game", "send the game id as the form field 'game'")
     game = services.game_or_404(game_id)
-    image = upload_bytes()
     players: tuple[Any, ...] = ()
     options: dict[str, Any] = {}
     if request.form.get("players"):
@@ -123,7 +123,8 @@ def scan() -> Response:
         if not isinstance(raw, dict):
             raise AppError(400, "bad_options", "options must be a JSON object")
         options = services.parse_options(game, raw)
-    result = services.recognise(image, game, players, options)
+    with scan_slot():  # the upload is read into memory only once its turn has come
+        result = services.recognise(upload_bytes(), game, players, options)
     refused = services.refusal(result.problems)
     sheet = None
     if not refused or _flag(request.form.get("confirm", "")):
@@ -222,16 +223,17 @@ def frame(play_id: str) -> Response:
     """One frame from the table page: the browser's camera, an upload or a sample photo."""
     play = store.get_play(play_id)
     game = services.game_or_404(play.game)
-    if "sample" in request.form:
-        image = _sample_bytes(play.game, request.form["sample"])
-    else:
-        image = upload_bytes()
-    setup = None
-    if store.latest(play.id) is None:  # the first photo sets the players from what is in view
-        setup = tableside.setup_scan(image, game, play.players, play.options)
-        result = setup.scan
-    else:
-        result = services.recognise(image, game, play.players, play.options)
+    with scan_slot():  # the upload is read into memory only once its turn has come
+        if "sample" in request.form:
+            image = _sample_bytes(play.game, request.form["sample"])
+        else:
+            image = upload_bytes()
+        setup = None
+        if store.latest(play.id) is None:  # the first photo sets the players from what is in view
+            setup = tableside.setup_scan(image, game, play.players, play.options)
+            result = setup.scan
+        else:
+            result = services.recognise(image, game, play.players, play.options)
     doc = frame_result(play, result)
     doc["players"] = [
         {"id": p.id, "name": p.name, "colour": p.colour, "seat": p.seat}
