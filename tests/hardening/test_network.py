@@ -33,7 +33,7 @@ from .conftest import page_token
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 #: Routes that take no CSRF token because they store nothing (the Origin is still checked).
-STATELESS = {"api.scan"}
+STATELESS = {"api.scan", "hints.stateless_hints"}
 EVIL = "https://evil.example"
 
 
