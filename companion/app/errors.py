@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import sqlite3
 from typing import Any
@@ -68,6 +69,18 @@ def init_app(app: Flask) -> None:
         log.warning("storage fault on %s %s: %s", request.method, request.path, exc)
         return _app_error(refusal)
 
+    @app.errorhandler(OSError)
+    def _os_error(exc: OSError) -> Response:
+        if exc.errno not in _DISK_FAULTS:
+            log.error("internal error on %s %s", request.method, request.path, exc_info=exc)
+            return error_response(500, "internal_server_error", "the companion hit an internal error")
+        log.warning("storage fault on %s %s: %s", request.method, request.path, exc)
+        return _app_error(AppError(
+            503, "storage_unavailable",
+            f"{_DISK_FAULTS[exc.errno]}: the saved games can still be read. Free some space or fix the folder and try again.",
+            retry_after=30,
+        ))
+
     @app.errorhandler(ScoringError)
     def _scoring_error(exc: ScoringError) -> Response:
         return error_response(400, "bad_state", str(exc))
@@ -106,6 +119,16 @@ _STORAGE_FAULTS = {
     sqlite3.SQLITE_PERM: "the saved games' folder refuses writes",
     sqlite3.SQLITE_BUSY: "another program holds the saved games' database",
     sqlite3.SQLITE_LOCKED: "another program holds the saved games' database",
+}
+
+
+#: What the operating system says when the instance folder refuses a write.
+_DISK_FAULTS = {
+    errno.ENOSPC: "the disk holding the saved games is full",
+    errno.EDQUOT: "the disk quota of the saved games' folder is used up",
+    errno.EROFS: "the saved games' folder has become read-only",
+    errno.EFBIG: "the saved games' files cannot grow any more",
+    errno.EIO: "the disk holding the saved games failed",
 }
 
 

@@ -26,6 +26,8 @@ from . import services
 OTHER_GAME_CODES = 3
 #: Plays whose newest recognised photo is kept in memory until a move is accepted.
 RECENT_PLAYS = 32
+#: Bytes of those photos kept at most (the oldest are forgotten first): memory stays bounded.
+RECENT_BYTES = 48 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +106,9 @@ def remember(play_id: str, state_doc: dict[str, Any], image: bytes, overlay: dic
     with _lock:
         _recent[play_id] = (placements_key(state_doc), image, overlay)
         _recent.move_to_end(play_id)
-        while len(_recent) > RECENT_PLAYS:
+        while len(_recent) > RECENT_PLAYS or (
+            len(_recent) > 1 and sum(len(r[1]) for r in _recent.values()) > RECENT_BYTES
+        ):
             _recent.popitem(last=False)
 
 
@@ -120,9 +124,12 @@ def keep_photo(play_id: str, seq: int, state: BoardState) -> bool:
     if recent is None or recent[0] != key:
         return False
     folder = _folder(play_id)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{seq}.jpg").write_bytes(recent[1])
-    (folder / f"{seq}.json").write_text(json.dumps(recent[2]), "utf-8")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{seq}.jpg").write_bytes(recent[1])
+        (folder / f"{seq}.json").write_text(json.dumps(recent[2]), "utf-8")
+    except OSError:  # a full or read-only disk: the move is saved, only its photo is not
+        return False
     return True
 
 
