@@ -57,7 +57,8 @@ def check_fields(
 
 
 def check_components(game: str, components: Iterable[Component]) -> tuple[Component, ...]:
-    """Every id marker-safe and unique, every tag unique and printable, sizes possible."""
+    """Every id marker-safe and unique, every tag unique and printable, sizes possible (the
+    back tags are checked against these by ``scoring.markers.checked_components``)."""
     out = tuple(components)
     ids: dict[str, int] = {}
     tags: dict[int, str] = {}
@@ -80,16 +81,7 @@ def check_components(game: str, components: Iterable[Component]) -> tuple[Compon
             raise CatalogError(f"{where}: impossible size {w}x{h} mm")
         if not re.fullmatch(r"#[0-9a-fA-F]{6}", c.colour):
             raise CatalogError(f"{where}: colour must be #rrggbb, got {c.colour!r}")
-    _check_back_tags(game, out, tags)
     return out
-
-
-def _check_back_tags(game: str, components: tuple[Component, ...], tags: Mapping[int, str]) -> None:
-    """A back tag (markers.toml) says "a face-down card": were it also a component's or an
-    anchor's tag, a face-down card would be read as that component."""
-    from .markers import check_back_tags, game_markers  # markers.py builds on this module
-
-    check_back_tags(game_markers(game), components, tags)
 
 
 def as_bool(value: Any, where: str) -> bool:

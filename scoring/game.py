@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
-from .catalog import check_components, read_data
-from .model import BoardState, Component, Placement, ScoreSheet, Violation
+from .catalog import read_data
+from .markers import checked_components
+from .model import BoardState, Component, GameInfo, Placement, ScoreSheet, Violation
 from .state import parse_state
 
 
 class BaseGame:
-    """Subclasses set ``id``, ``name``, ``OPTIONS`` and implement the rules hooks."""
+    """Subclasses set ``info`` (the game's one declaration) and implement the rules hooks."""
 
-    id: str = ""
-    name: str = ""
-    #: Option names with their defaults; a state may override them in ``options``.
-    OPTIONS: Mapping[str, Any] = {}
+    info: ClassVar[GameInfo]
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    @property
+    def name(self) -> str:
+        return self.info.name
 
     # -- catalog -------------------------------------------------------------
     def _components(self) -> tuple[Component, ...]:
@@ -25,7 +31,7 @@ class BaseGame:
 
     @functools.cached_property
     def _component_cache(self) -> tuple[Component, ...]:
-        return check_components(self.id, self._components())
+        return checked_components(self.id, self._components())
 
     def components(self) -> tuple[Component, ...]:
         return self._component_cache
@@ -47,7 +53,7 @@ class BaseGame:
             data,
             game=self.id,
             components=self.component_index.keys(),
-            options=self.OPTIONS,
+            options=self.info.defaults(),
             check_place=self.check_place,
         )
         self.check_state(state)

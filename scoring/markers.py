@@ -36,7 +36,7 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
-from .catalog import TAG_COUNT, check_fields, read_data
+from .catalog import TAG_COUNT, check_components, check_fields, read_data
 from .model import CatalogError, Component, Shape
 
 #: Modules across the black symbol: AprilTag 36h11 with its border, QR version 1.
@@ -624,6 +624,16 @@ def check_back_tags(markers: GameMarkers, components: Iterable[Component], taken
             w, h = c.size_mm
             if box is None or not _fits(box, c.shape, w, h, markers.rule):
                 raise CatalogError(f"{at}: the {entry.back_tag.place.size_mm:g} mm tag does not fit the back of {c.id!r}")
+
+
+def checked_components(game_id: str, components: Iterable[Component]) -> tuple[Component, ...]:
+    """A game's components checked (``check_components``), then its back tags against them: a
+    back tag says "a face-down card", so were it also a component's or an anchor's tag, a
+    face-down card would be read as that component."""
+    comps = check_components(game_id, components)
+    taken = {t: c.id for c in comps for t in (c.tag, *(a.tag for a in c.anchors))}
+    check_back_tags(game_markers(game_id), comps, taken)
+    return comps
 
 
 def check_game_markers(game_id: str, components: Iterable[Component]) -> tuple[MarkerLayout, ...]:

@@ -370,12 +370,58 @@ def build_sheet(
     return ScoreSheet(game, scores, standings, winners, decided, tuple(notes))
 
 
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A house rule a table may switch, with the rulebook's words for what it changes."""
+
+    name: str
+    default: bool | int | str
+    """Its value when a state names none; a state's value must have the same type."""
+    rulebook: str
+    """What the rulebook says, and what the option changes, in words a player reads."""
+    choices: tuple[str, ...] = ()
+    """For a text option, every value it may take."""
+
+    @property
+    def type(self) -> type:
+        return type(self.default)
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What a game declares once, for every room: the rules engine, the scanner, the printer
+    and the app all find a game and its facts here, never in a table of their own."""
+
+    id: str
+    """Lower-case id: the package ``scoring/<id>``, its data ``scoring/data/<id>`` and its
+    table layout ``vision/layouts/<id>``."""
+    name: str
+    """The name printed on the box."""
+    qr_prefix: str
+    """The two letters that open every QR payload of the game (``HA1/T042*E``)."""
+    bgg_id: int | None = None
+    """BoardGameGeek's id of the game, for score-logging apps (None where not known)."""
+    options: tuple[Option, ...] = ()
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
+
+    def defaults(self) -> dict[str, Any]:
+        """Option name -> default: what a state without ``options`` plays with."""
+        return {o.name: o.default for o in self.options}
+
+
 @runtime_checkable
 class Game(Protocol):
     """The surface every supported game exposes; callers never need to know which game."""
 
-    id: str
-    name: str
+    info: GameInfo
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
 
     def components(self) -> tuple[Component, ...]:
         """Every physical component of the edition, for printing and scanning."""

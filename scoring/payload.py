@@ -16,21 +16,29 @@ characters) fits a version-1 code at error correction level M.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
+
+from .registry import infos
 
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
 _VALUES = {ch: i for i, ch in enumerate(ALPHABET)}
 _PATTERN = re.compile(r"([A-Z]{2})([0-9])/([A-Z0-9][A-Z0-9-]{0,11})\*([0-9A-Z $%*+\-./:])")
 MAX_LENGTH = 18
 
-GAME_CODES: dict[str, str] = {
-    "habitats": "HA",
-    "biomos": "BI",
-    "rainforest": "RF",
-    "borneo": "BO",
-    "phylo": "PH",
-}
-_CODE_TO_GAME = {v: k for k, v in GAME_CODES.items()}
+
+
+@cache
+def game_codes() -> Mapping[str, str]:
+    """Game id -> the two letters its payloads open with, as each game declares them."""
+    return MappingProxyType({info.id: info.qr_prefix for info in infos()})
+
+
+@cache
+def _code_to_game() -> Mapping[str, str]:
+    return MappingProxyType({code: game for game, code in game_codes().items()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +70,12 @@ def check_character(body: str) -> str:
 
 def encode(game: str, component: str, *, edition: int = 1) -> str:
     """The payload text printed for ``component`` of ``game``."""
-    if game not in GAME_CODES:
+    codes = game_codes()
+    if game not in codes:
         raise ValueError(f"unknown game {game!r}")
     if not 0 <= edition <= 9:
         raise ValueError(f"edition must be one digit, got {edition}")
-    body = f"{GAME_CODES[game]}{edition}/{component}"
+    body = f"{codes[game]}{edition}/{component}"
     if not re.fullmatch(r"[A-Z0-9][A-Z0-9-]{0,11}", component):
         raise ValueError(f"component id {component!r} is not marker-safe")
     return f"{body}*{check_character(body)}"
@@ -85,7 +94,7 @@ def parse_payload(text: str) -> ComponentRef | ForeignCode:
     body = text[:-2]
     if check_character(body) != check:
         return ForeignCode(text, "check character does not match (damaged or foreign code)")
-    game = _CODE_TO_GAME.get(code)
+    game = _code_to_game().get(code)
     if game is None:
         return ForeignCode(text, f"unknown game code {code!r}")
     return ComponentRef(game, int(edition), component)

@@ -19,8 +19,6 @@ from .security import csrf_exempt
 bp = Blueprint("api", __name__)
 
 SOURCES = frozenset({"camera", "host-camera", "upload", "sample", "manual"})
-#: BoardGameGeek ids that are known for certain; BG Stats matches the others by name.
-BGG_IDS: dict[str, int] = {"biomos": 362700}
 
 
 def json_body() -> dict[str, Any]:
@@ -72,6 +70,7 @@ def game_summary(game: Game) -> dict[str, Any]:
         "id": game.id,
         "name": game.name,
         "options": services.game_options(game),
+        "option_rules": services.option_rules(game),
         "players": services.example_players(game),
         "samples": [
             url_for("pages.sample_photo", game_id=game.id, index=i)
@@ -579,9 +578,8 @@ def bgstats(play: store.Play) -> dict[str, Any]:
             entry.update(score=ranks[p.id]["total"], rank=ranks[p.id]["rank"], winner=p.id in winners)
         players.append(entry)
     game_doc: dict[str, Any] = {"name": game.name, "highestWins": True, "noPoints": False}
-    bgg = getattr(game, "bgg_id", None) or BGG_IDS.get(game.id)
-    if bgg:
-        game_doc["bggId"] = int(bgg)
+    if game.info.bgg_id is not None:  # BG Stats matches a game without one by its name
+        game_doc["bggId"] = game.info.bgg_id
     started = store.local_time(play.created_at, "%Y-%m-%d %H:%M:%S")  # BG Stats reads local time
     doc: dict[str, Any] = {
         "sourceName": "Table companion",

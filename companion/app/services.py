@@ -50,7 +50,12 @@ def game_list() -> tuple[Game, ...]:
 
 def game_options(game: Game) -> dict[str, Any]:
     """The game's option names with their defaults (empty when it has none)."""
-    return dict(getattr(game, "OPTIONS", {}) or {})
+    return game.info.defaults()
+
+
+def option_rules(game: Game) -> dict[str, str]:
+    """Each option's rulebook words: what the rulebook says and what the option changes."""
+    return {o.name: o.rulebook for o in game.info.options}
 
 
 def example_players(game: Game) -> list[dict[str, Any]]:
@@ -114,18 +119,17 @@ def parse_players(raw: Any) -> tuple[Player, ...]:
 
 
 def parse_options(game: Game, raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Options typed like the game's defaults; the game itself validates on load."""
-    defaults = game_options(game)
+    """Options typed as the game declares them; the game itself validates on load."""
     out: dict[str, Any] = {}
     for key, value in raw.items():
-        if key not in defaults:
+        option = game.info.option(key)
+        if option is None:
             raise AppError(400, "bad_options", f"{game.name} has no option {key!r}")
-        default = defaults[key]
-        if isinstance(default, bool):
+        if option.type is bool:
             if isinstance(value, str):
                 value = value.lower() in ("1", "true", "on", "yes")
             out[key] = bool(value)
-        elif isinstance(default, int):
+        elif option.type is int:
             try:
                 out[key] = int(value)
             except (TypeError, ValueError) as exc:

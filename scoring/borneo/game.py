@@ -13,6 +13,8 @@ from ..model import (
     BoardState,
     Component,
     ComponentId,
+    GameInfo,
+    Option,
     Placement,
     PlacementAt,
     ScoreLine,
@@ -116,9 +118,15 @@ class Claim:
 class BorneoGame(BaseGame):
     """The rules of BIOME Borneo over this edition's catalog."""
 
-    id = "borneo"
-    name = "BIOME Borneo"
-    OPTIONS: Mapping[str, Any] = {"bonus_points": 5}
+    info = GameInfo(
+        id="borneo",
+        name="BIOME Borneo",
+        qr_prefix="BO",
+        options=(
+            Option("bonus_points", 5, "The points of a completed global bonus card, scored only by the one"
+                   " player who completed it."),
+        ),
+    )
 
     @functools.cached_property
     def catalog(self) -> Catalog:

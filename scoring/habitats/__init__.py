@@ -11,8 +11,8 @@ from .catalog import (
     View,
     load_catalog,
 )
-from .legality import Rule
-from .rules import GAME, HabitatsGame
+from .game import GAME, TRACK, HabitatsGame
+from .legality import MARKET, PARK_PREFIX, Rule, park_owner
 from .score import TileScore
 
 __all__ = [
@@ -20,6 +20,9 @@ __all__ = [
     "Goal",
     "HabitatsCatalog",
     "HabitatsGame",
+    "MARKET",
+    "PARK_PREFIX",
+    "TRACK",
     "Landscape",
     "ParkTile",
     "Rule",
@@ -29,4 +32,5 @@ __all__ = [
     "Tourist",
     "View",
     "load_catalog",
+    "park_owner",
 ]

@@ -14,7 +14,7 @@ from ..model import BoardState, ComponentId, Placement
 from .catalog import Side, TileKind
 from .legality import MARKET, PARK_PREFIX, _owner
 from .park import GridCell, neighbours
-from .rules import GAME
+from .game import GAME
 
 
 def _park_tile(component: str) -> None:

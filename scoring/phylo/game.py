@@ -10,6 +10,8 @@ from ..game import BaseGame
 from ..model import (
     BoardState,
     Component,
+    GameInfo,
+    Option,
     Placement,
     PlacementAt,
     ScoreLine,
@@ -46,9 +48,15 @@ def _species_lines(s: Species) -> tuple[str, ...]:
 class PhyloGame(BaseGame):
     """PHYLO Ecosystem Game: one common card grid, food chains, events and points left on the table."""
 
-    id = GAME_ID
-    name = "PHYLO"
-    OPTIONS: Mapping[str, Any] = {"keywords": True}
+    info = GameInfo(
+        id=GAME_ID,
+        name="PHYLO",
+        qr_prefix="PH",
+        options=(
+            Option("keywords", True, "Card keywords are played as printed (the rulebook lets players ignore"
+                   " them); off, INVASIVE may not replace a card."),
+        ),
+    )
 
     @functools.cached_property
     def catalog(self) -> Catalog:

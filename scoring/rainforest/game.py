@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
-from typing import Any
 
 from ..game import BaseGame
 from ..model import (
@@ -12,6 +10,8 @@ from ..model import (
     BoardState,
     Component,
     ComponentId,
+    GameInfo,
+    Option,
     Placement,
     PlacementAt,
     ScoreSheet,
@@ -40,9 +40,15 @@ _AREAS_HELP = (
 class RainforestGame(BaseGame):
     """Rainforest (Funnyfox, 2022): build a 3x3 jungle of completed tiles and protect its species."""
 
-    id = "rainforest"
-    name = "Rainforest"
-    OPTIONS: Mapping[str, Any] = {"diversity_counts_unfilled": False}
+    info = GameInfo(
+        id="rainforest",
+        name="Rainforest",
+        qr_prefix="RF",
+        options=(
+            Option("diversity_counts_unfilled", False, "Diversity scores 2 for each tile placed after it, as the"
+                   " rulebook says; on, each later position counts whether or not a tile was placed there."),
+        ),
+    )
 
     @functools.cached_property
     def catalog(self) -> Catalog:

@@ -9,7 +9,7 @@ None of them may ever be taken for a component of the game being scanned.
 from __future__ import annotations
 
 from scoring import find_game
-from scoring.payload import GAME_CODES, MAX_LENGTH, encode
+from scoring.payload import MAX_LENGTH, encode, game_codes
 
 URLS = (
     "https://example.org/cereal",
@@ -164,7 +164,7 @@ def damaged_codes(game_id: str) -> list[str]:
 def other_game_codes(game_id: str, per_game: int = 100) -> list[str]:
     """Genuine codes of the other games: valid grammar, right check, wrong game."""
     out: list[str] = []
-    for other in GAME_CODES:
+    for other in game_codes():
         if other == game_id:
             continue
         comps = find_game(other).components()

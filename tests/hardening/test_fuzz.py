@@ -28,7 +28,15 @@ from hypothesis import strategies as st
 from companion.cli import main
 from scoring import StateError, find_game, games
 from scoring.catalog import ID_PATTERN
-from scoring.payload import ALPHABET, GAME_CODES, MAX_LENGTH, ComponentRef, ForeignCode, encode, parse_payload
+from scoring.payload import (
+    ALPHABET,
+    MAX_LENGTH,
+    ComponentRef,
+    ForeignCode,
+    encode,
+    game_codes,
+    parse_payload,
+)
 from vision import ImageError, load_image
 
 #: Examples per property; raise it (HARDENING_EXAMPLES=5000) for a long fuzzing run.
@@ -123,13 +131,13 @@ _IDS = st.from_regex(ID_PATTERN, fullmatch=True)
 
 
 @FAST
-@given(st.sampled_from(sorted(GAME_CODES)), _IDS, st.integers(0, 9))
+@given(st.sampled_from(sorted(game_codes())), _IDS, st.integers(0, 9))
 def test_payload_round_trip(game: str, component: str, edition: int) -> None:
     assert parse_payload(encode(game, component, edition=edition)) == ComponentRef(game, edition, component)
 
 
 @FAST
-@given(st.sampled_from(sorted(GAME_CODES)), _IDS, st.data())
+@given(st.sampled_from(sorted(game_codes())), _IDS, st.data())
 def test_one_changed_character_is_foreign(game: str, component: str, data: st.DataObject) -> None:
     """Any single substitution within the QR alphabet is caught: never another component."""
     text = encode(game, component)

@@ -220,9 +220,9 @@ def test_back_tag_must_be_free_fit_its_backs_and_have_backs() -> None:
 
 
 def test_a_game_whose_back_tag_is_a_component_tag_does_not_load() -> None:
-    from scoring.catalog import check_components
+    from scoring.markers import checked_components
 
     cards = [c for c in find_game("biomos").components() if c.kind == "card"]
     clash = (cards[0], Component("X1", "token", "Stray", 586, (28.0, 28.0), Shape.ROUND))
     with pytest.raises(CatalogError, match="tag 586 is already printed on 'X1'"):
-        check_components("biomos", clash)
+        checked_components("biomos", clash)

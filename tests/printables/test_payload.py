@@ -9,7 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from printables.symbols import qr_matrix
-from scoring.payload import ALPHABET, GAME_CODES, MAX_LENGTH, ComponentRef, ForeignCode, encode, parse_payload
+from scoring.payload import (
+    ALPHABET,
+    MAX_LENGTH,
+    ComponentRef,
+    ForeignCode,
+    encode,
+    game_codes,
+    parse_payload,
+)
 from scoring.registry import find_game, game_ids
 
 #: Characters a damaged print or a foreign code may hold in place of a payload character.
@@ -77,7 +85,7 @@ _ids = st.from_regex(r"[A-Z0-9][A-Z0-9-]{0,11}", fullmatch=True)
 
 
 @settings(max_examples=300, deadline=None)
-@given(game=st.sampled_from(sorted(GAME_CODES)), edition=st.integers(0, 9), cid=_ids, data=st.data())
+@given(game=st.sampled_from(sorted(game_codes())), edition=st.integers(0, 9), cid=_ids, data=st.data())
 def test_generated_payloads_round_trip_and_resist_damage(game: str, edition: int, cid: str, data: st.DataObject) -> None:
     text = encode(game, cid, edition=edition)
     assert parse_payload(text) == ComponentRef(game, edition, cid)

@@ -358,7 +358,7 @@ def test_unknown_places_make_the_sheet_incomplete() -> None:
 
 
 def test_options_default_and_override() -> None:
-    assert GAME.OPTIONS == {"bonus_points": 5}
+    assert GAME.info.defaults() == {"bonus_points": 5}
     assert GAME.load_state(_state([])).options == {"bonus_points": 5}
     with pytest.raises(StateError, match="'bonus_points' must be int"):
         GAME.load_state(_state([], options={"bonus_points": "5"}))

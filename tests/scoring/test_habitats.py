@@ -41,7 +41,7 @@ def tile_named(name: str):
 
 def test_registry_finds_the_game_by_name() -> None:
     assert find_game("Habitats") is GAME
-    assert dict(GAME.OPTIONS) == {"roads_infinite": True, "own_tile_counts": False, "rays_cross_gaps": True}
+    assert GAME.info.defaults() == {"roads_infinite": True, "own_tile_counts": False, "rays_cross_gaps": True}
 
 
 def test_edition_has_the_rulebook_tile_mix() -> None:

@@ -14,6 +14,8 @@ from scoring.model import (
     CatalogError,
     Component,
     ComponentId,
+    GameInfo,
+    Option,
     Placement,
     ScoreLine,
     StateError,
@@ -27,9 +29,7 @@ from scoring.state import parse_state, state_to_json
 class ToyGame(BaseGame):
     """Three tiles on a 3x3 grid: enough to exercise the shared parser."""
 
-    id = "toy"
-    name = "Toy"
-    OPTIONS = {"strict": True}
+    info = GameInfo("toy", "Toy", "TY", options=(Option("strict", True, "A made-up house rule."),))
 
     def _components(self) -> tuple[Component, ...]:
         return tuple(

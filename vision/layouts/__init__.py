@@ -4,12 +4,13 @@ Stages 1-4 know no game rules: they hand every layout the same ``TableView`` (ea
 component's pose in table millimetres, boards with their anchors and spaces, markers
 that could not be read). A game plugs in with one ``GameLayout`` — ``read`` for the
 scanner and ``arrange`` (the inverse, where each placed component lies on the table)
-for the scene renderer — and one line in ``_LAYOUT_MODULES``.
+for the scene renderer — in the module ``vision/layouts/<game id>``.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,21 +21,13 @@ import cv2
 import numpy as np
 
 from scoring.model import BoardState, Component, Placement, Player, UnknownPlace
+from scoring.registry import game_ids
 
 from ..detect import MarkerKind
 from ..errors import LayoutError
 from ..identify import FaceDown
 from ..plane import apply_homography
 from ..problems import Problem
-
-#: Game id -> module exposing ``LAYOUT`` (a GameLayout). Adding a game is one line here.
-_LAYOUT_MODULES: dict[str, str] = {
-    "habitats": "vision.layouts.habitats",
-    "phylo": "vision.layouts.phylo",
-    "biomos": "vision.layouts.biomos",
-    "rainforest": "vision.layouts.rainforest",
-    "borneo": "vision.layouts.borneo",
-}
 
 
 def wrap_degrees(angle: float) -> float:
@@ -234,12 +227,13 @@ class GameLayout:
 
 @cache
 def find_layout(game_id: str) -> GameLayout:
-    """The registered layout of a game; LayoutError when the game has none."""
-    module_name = _LAYOUT_MODULES.get(game_id)
-    if module_name is None:
-        raise LayoutError(
-            f"no table layout for {game_id!r}; layouts exist for {', '.join(_LAYOUT_MODULES)}"
-        )
+    """A registered game's layout: the module ``vision/layouts/<id>`` and its ``LAYOUT`` (found
+    by the game's id, never by a table of games here); LayoutError when it has none."""
+    if game_id not in game_ids():
+        raise LayoutError(f"no table layout for {game_id!r}; layouts exist for {', '.join(layout_games())}")
+    module_name = f"{__name__}.{game_id}"
+    if importlib.util.find_spec(module_name) is None:
+        raise LayoutError(f"no table layout for {game_id!r}; layouts exist for {', '.join(layout_games())}")
     layout = importlib.import_module(module_name).LAYOUT
     if not isinstance(layout, GameLayout) or layout.game != game_id:
         raise LayoutError(f"{module_name}.LAYOUT is not the GameLayout of {game_id!r}")
@@ -247,7 +241,8 @@ def find_layout(game_id: str) -> GameLayout:
 
 
 def layout_games() -> tuple[str, ...]:
-    return tuple(_LAYOUT_MODULES)
+    """The registered games with a table layout module."""
+    return tuple(g for g in game_ids() if importlib.util.find_spec(f"{__name__}.{g}") is not None)
 
 
 # -- helpers shared by grid layouts ---------------------------------------------------------

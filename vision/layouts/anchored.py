@@ -19,8 +19,8 @@ from scoring.model import Component, Player, Space
 
 from ..errors import LayoutError
 from ..plane import apply_homography
-from . import Located, Problem, TablePose, TableView, rotate, wrap_degrees
 from ..problems import ProblemCode
+from . import Located, Problem, TablePose, TableView, rotate, wrap_degrees
 
 #: A point this far (as a fraction of a space's half size) from a space's centre is too close
 #: to its border to be trusted: it is reported, not guessed.

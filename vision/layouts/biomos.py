@@ -44,11 +44,22 @@ from functools import cache
 import numpy as np
 
 from scoring import find_game
+from scoring.biomos.table import Area
 from scoring.model import BoardState, Component, Placement, Player, UnknownPlace
 
 from ..identify import FaceDown
-from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView, probe_all
 from ..problems import ProblemCode
+from . import (
+    GameLayout,
+    LayoutResult,
+    Located,
+    LookAgain,
+    Placed,
+    Problem,
+    TablePose,
+    TableView,
+    probe_all,
+)
 from .anchored import (
     EDGE_MM,
     SPACE_TRUST,
@@ -67,14 +78,24 @@ from .anchored import (
     table_squares,
     table_to_face,
 )
-from .spaces import MARKER_RATIO, PLAIN_RATIO, PROBE_HALF_MM, Spot, busy_spots, free_points, image_point, marker_texture, plain_spot
+from .spaces import (
+    MARKER_RATIO,
+    PLAIN_RATIO,
+    PROBE_HALF_MM,
+    Spot,
+    busy_spots,
+    free_points,
+    image_point,
+    marker_texture,
+    plain_spot,
+)
 
 GAME_ID = "biomos"
-PLANET = "planet:"
-BIOMES = "biomes:"
-CENTRE = "centre"
-OFFER = "offer"
-BLACKHOLE = "blackhole"
+PLANET = Area.PLANET.value + ":"
+BIOMES = Area.BIOMES.value + ":"
+CENTRE = Area.CENTRE.value
+OFFER = Area.OFFER.value
+BLACKHOLE = Area.BLACKHOLE.value
 #: A card in front of a board whose centre lies this close to the board's edge is that player's biome.
 CLAIM_MM = 170.0
 #: A token this close to a board's edge (but off it) has slid off that planet.

@@ -35,11 +35,22 @@ from functools import partial
 import numpy as np
 
 from scoring import find_game
+from scoring.borneo.game import Area
 from scoring.markers import marker_layout
 from scoring.model import BoardState, Placement, UnknownPlace
 
-from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView, probe_all
 from ..problems import ProblemCode
+from . import (
+    GameLayout,
+    LayoutResult,
+    Located,
+    LookAgain,
+    Placed,
+    Problem,
+    TablePose,
+    TableView,
+    probe_all,
+)
 from .anchored import (
     EDGE_MM,
     SPACE_TRUST,
@@ -54,16 +65,23 @@ from .anchored import (
     steps_from,
     table_points,
 )
-from .spaces import Spot, busy_spots, image_point, marker_texture, plain_spot, remembering
+from .spaces import (
+    Spot,
+    busy_spots,
+    image_point,
+    marker_texture,
+    plain_spot,
+    remembering,
+)
 
 GAME_ID = "borneo"
-JUNGLE = "jungle"
-TABLE = "table"
-GALLERY = "gallery"
-BONUS = "bonus"
-HAND = "hand:"
-EARNED = "earned:"
-PLATFORM = "platform:"
+JUNGLE = Area.JUNGLE.value
+TABLE = Area.TABLE.value
+GALLERY = Area.GALLERY.value
+BONUS = Area.BONUS.value
+HAND = Area.HAND.value + ":"
+EARNED = Area.EARNED.value + ":"
+PLATFORM = Area.PLATFORM.value + ":"
 #: Tiles off the platforms this close to a legend card's edge are that player's hand.
 HAND_MM = 250.0
 #: Earned cards lie this close to their player's legend card's edge.

@@ -29,8 +29,10 @@ from typing import TypeVar
 import numpy as np
 
 from scoring import find_game
+from scoring.habitats import MARKET, PARK_PREFIX, TRACK
 from scoring.model import BoardState, Placement, Player, UnknownPlace
 
+from ..problems import ProblemCode
 from . import (
     GameLayout,
     LayoutResult,
@@ -54,12 +56,8 @@ from . import (
     space_pose,
     wrap_degrees,
 )
-from ..problems import ProblemCode
 
 GAME_ID = "habitats"
-PARK_PREFIX = "park:"
-MARKET = "market"
-TRACK = "track"
 #: Tile side plus the gap players leave between tiles (arranging only; reading measures it).
 PITCH_MM = 52.0
 #: Largest centre distance of two neighbouring tiles (diagonal neighbours too, so one unread tile does not cut a park in two).

@@ -21,7 +21,9 @@ import numpy as np
 
 from scoring import find_game
 from scoring.model import BoardState, Placement, Player, UnknownPlace
+from scoring.phylo.table import TABLE
 
+from ..problems import ProblemCode
 from . import (
     GameLayout,
     LayoutResult,
@@ -39,10 +41,8 @@ from . import (
     rotate,
     wrap_degrees,
 )
-from ..problems import ProblemCode
 
 GAME_ID = "phylo"
-TABLE = "table"
 #: Seat a card faces by its rotation (seat 0 sits south, 1 north, 2 west, 3 east).
 SEAT_OF_ROTATION: Mapping[int, int] = {0: 0, 2: 1, 1: 2, 3: 3}
 ROTATION_OF_SEAT: Mapping[int, int] = {s: r for r, s in SEAT_OF_ROTATION.items()}

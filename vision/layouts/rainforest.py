@@ -32,9 +32,21 @@ import numpy as np
 
 from scoring import find_game
 from scoring.model import BoardState, Component, Placement, Player, UnknownPlace
+from scoring.rainforest.jungle import AreaKind
 
-from . import GameLayout, LayoutResult, Located, LookAgain, Placed, Problem, TablePose, TableView, Unreadable, probe_all
 from ..problems import ProblemCode
+from . import (
+    GameLayout,
+    LayoutResult,
+    Located,
+    LookAgain,
+    Placed,
+    Problem,
+    TablePose,
+    TableView,
+    Unreadable,
+    probe_all,
+)
 from .anchored import (
     SPACE_TRUST,
     holder,
@@ -48,16 +60,24 @@ from .anchored import (
     table_points,
     table_squares,
 )
-from .spaces import Spot, busy_spots, image_point, marker_texture, plain_spots, qr_box, remembering
+from .spaces import (
+    Spot,
+    busy_spots,
+    image_point,
+    marker_texture,
+    plain_spots,
+    qr_box,
+    remembering,
+)
 
 GAME_ID = "rainforest"
 MAIN_BOARD = "MAIN-BOARD"
-PLAYER = "player:"
-JUNGLE = "jungle:"
-CLEARING = "clearing:"
-RESERVE = "reserve:"
-SUPPLY = "supply"
-TABLE = "table"
+PLAYER = AreaKind.PLAYER.value + ":"
+JUNGLE = AreaKind.JUNGLE.value + ":"
+CLEARING = AreaKind.CLEARING.value + ":"
+RESERVE = AreaKind.RESERVE.value + ":"
+SUPPLY = AreaKind.SUPPLY.value
+TABLE = AreaKind.TABLE.value
 #: Binoculars this close to a player board's edge are that player's.
 BINOCULARS_MM = 80.0
 #: Arranging: gap between player boards, and between them and the main board.

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from typing import Any
 
 from ..game import BaseGame
 from ..model import (
     BoardState,
     Component,
+    GameInfo,
+    Option,
     Placement,
     PlacementAt,
     ScoreLine,
@@ -98,13 +99,20 @@ def tile_lines(tile: ParkTile) -> tuple[str, ...]:
 class HabitatsGame(BaseGame):
     """Habitats: park placement legality, market draft legality, yearly goals and park scores."""
 
-    id = "habitats"
-    name = "Habitats"
-    OPTIONS: Mapping[str, Any] = {
-        "roads_infinite": True,
-        "own_tile_counts": False,
-        "rays_cross_gaps": True,
-    }
+    info = GameInfo(
+        id="habitats",
+        name="Habitats",
+        qr_prefix="HA",
+        options=(
+            Option("roads_infinite", True, "Access roads run on forever: no tile may lie on a road's line. Off, only"
+                   " what the rulebook's text names is refused: tiles in the entrance column and tiles touching a"
+                   " road side."),
+            Option("own_tile_counts", False, "An animal's own tile does not count toward its habitat demand; on,"
+                   " it does."),
+            Option("rays_cross_gaps", True, "A watchtower's view crosses empty cells (only watchtowers block a"
+                   " view); off, an empty cell ends it."),
+        ),
+    )
 
     @functools.cached_property
     def catalog(self) -> HabitatsCatalog:
