@@ -314,6 +314,8 @@ def text_block(
     while True:
         rows: list[tuple[str, float, bool]] = []
         title_size = size * 1.2
+        while title_size > MIN_TEXT_MM and text_width(title, title_size, True) > w and " " not in title:
+            title_size = max(MIN_TEXT_MM, title_size * 0.95)  # one long word: smaller rather than cut
         while title_size > size and text_width(title, title_size, True) > w:
             title_size = max(size, title_size * 0.95)
         for t in wrap(title, title_size, w, True):
@@ -354,12 +356,15 @@ def game_title(game_id: str) -> str:
 
 
 def front_face(game_id: str, c: Component) -> Face:
-    """A component's printed front: colour, markers, board spaces and the text a player needs."""
+    """A component's printed front: colour, markers, board spaces, pictures, values and the text a player needs."""
+    from .dress import decor_of  # dress reads the game catalogs and draws with this module's primitives
+
+    decor = decor_of(game_id, c)
     w, h = c.size_mm
     layout = marker_layout(game_id, c)
     ink = ink_on(c.colour)
-    items: list[Item] = []
-    blocked: list[tuple[float, float, float, float]] = []
+    items: list[Item] = list(decor.underlay)
+    blocked: list[tuple[float, float, float, float]] = list(decor.blocked)
     outlines: list[Outline] = []
     for space in c.spaces:
         items.extend(space_items(space, c.colour, ink))
@@ -374,9 +379,73 @@ def front_face(game_id: str, c: Component) -> Face:
     if layout.qr is not None:
         items.extend(_symbol_items(layout.qr, qr_matrix(encode(game_id, c.id)), SymbolKind.QR))
         blocked.append(layout.qr.outer)
+    items.extend(decor.fixed)
     free = largest_free_rect(w, h, blocked, c.shape, margin=0.6, outlines=outlines)
-    items.extend(text_block(free, c.name, c.lines, ink, small=c.id))
+    title = c.name if decor.title is None else decor.title
+    lines = c.lines if decor.lines is None else decor.lines
+    items.extend(dressed_block(free, (title, lines, c.id), decor.value, decor.icons, ink))
     return Face(w, h, c.shape, c.colour, tuple(items))
+
+
+VALUE_MM = 3.6
+"""Font size of values (points, sizes): a 2.6 mm cap height, readable across a table."""
+
+
+def dressed_block(
+    box: tuple[float, float, float, float],
+    text: tuple[str, Sequence[str], str],
+    value: str,
+    icons: Sequence[tuple[str, str, str]],
+    ink: str,
+) -> tuple[Item, ...]:
+    """The free area of a face: name and lines at the top, the value large, pictures with their words below."""
+    from .art import badge
+
+    x, y, w, h = box
+    if w <= 3 or h <= 3:
+        return ()
+    out: list[Item] = []
+    bottom = y + h
+    if icons:
+        short = all(len(word) <= 3 for _, _, word in icons)
+        cols = len(icons) if short else max(1, min(len(icons), int(w // 24)))
+        rows = math.ceil(len(icons) / cols)
+        cell_w = w / cols
+        label = 2.0 if short else 2.2
+        r = min(6.0, (cell_w - 0.8) / 2 if short else 3.2, (h * 0.45 / rows - (label * 1.1 if short else 0)) / 2)
+        if r >= 1.6:
+            cell_h = 2 * r + (label * 1.15 if short else 0) + 0.6
+            top = bottom - rows * cell_h
+            for i, (name, colour, word) in enumerate(icons):
+                cx0 = x + (i % cols) * cell_w
+                cy0 = top + (i // cols) * cell_h
+                word = printable_text(word)
+                if short:
+                    cx = cx0 + cell_w / 2
+                    out.extend(badge(name, cx, cy0 + r, r, colour))
+                    tw = text_width(word, label, True)
+                    out.append(Text(cx - tw / 2, cy0 + 2 * r + label * 0.95, label, word, ink, True, tw))
+                else:
+                    out.extend(badge(name, cx0 + r + 0.3, cy0 + r, r, colour))
+                    room = cell_w - 2 * r - 1.4
+                    size = label
+                    while size > MIN_TEXT_MM and text_width(word, size) > room:
+                        size *= 0.92
+                    word = shorten(word, size, room)
+                    out.append(Text(cx0 + 2 * r + 1.0, cy0 + r + size * 0.36, size, word, ink, False,
+                                    text_width(word, size)))
+            bottom = top
+    if value:
+        size = VALUE_MM
+        while size > 2.4 and text_width(value, size, True) > w - 1:
+            size *= 0.95
+        if bottom - y > size * 2:
+            v = printable_text(value)
+            out.append(Text(x + 0.5, bottom - size * 0.3, size, v, ink, True, text_width(v, size, True)))
+            bottom -= size * 1.25
+    title, lines, small = text
+    out.extend(text_block((x, y, w, bottom - y), title, lines, ink, small=small))
+    return tuple(out)
 
 
 def space_items(space: Space, colour: str, ink: str) -> tuple[Item, ...]:
@@ -496,6 +565,12 @@ def _outline_points(face: Face) -> Outline:
 def face_of(game_id: str, component: Component, back: bool = False, ink_saver: bool = False) -> Face:
     """The face description (cached: the printer and the scene renderer ask many times)."""
     if back:
+        if component.back is None:
+            from .dress import picture_face
+
+            picture = picture_face(game_id, component)
+            if picture is not None:
+                return ink_saving(picture, picture.background) if ink_saver else picture
         face = back_face(game_id, component)
         return ink_saving(face, face.background) if ink_saver else face
     face = front_face(game_id, component)

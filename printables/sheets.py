@@ -16,6 +16,7 @@ from reportlab.pdfgen.canvas import Canvas
 from scoring.markers import anchor_box, game_markers, marker_layout, sheet_of
 from scoring.model import Component, Shape
 
+from .dress import has_picture_side
 from .faces import face_of, game_title
 from .pdf import cut_marks, draw_face, fold_line, grid_marks, plain_text, scale_bar, start_page
 
@@ -320,8 +321,8 @@ def fold_pack(components: Sequence[Component], section: Section, paper: Paper, b
     return pages
 
 
-def with_backs(pages: Iterable[Page], paper: Paper) -> list[Page]:
-    """After each page holding faces with a back, its mirror image for long-edge duplex printing."""
+def with_backs(pages: Iterable[Page], paper: Paper, game_id: str = "") -> list[Page]:
+    """After each page holding faces with a back (or a picture side), its mirror image for long-edge duplex printing."""
     out: list[Page] = []
     for page in pages:
         out.append(page)
@@ -330,13 +331,13 @@ def with_backs(pages: Iterable[Page], paper: Paper) -> list[Page]:
         backs = tuple(
             Placed(p.component, paper.w - p.x - p.w, p.y, back=True, turn=(360 - p.turn) % 360)
             for p in page.placed
-            if p.component.back is not None and p.piece is None
+            if (p.component.back is not None or has_picture_side(game_id, p.component)) and p.piece is None
         )
         if backs:
             grid = None
             if page.grid is not None:
                 grid = Grid(tuple(sorted(round(paper.w - x, 4) for x in page.grid.xs)), page.grid.ys)
-            caption = "backs: print double-sided, flip on the long edge"
+            caption = "backs and picture sides: print double-sided, flip on the long edge"
             out.append(Page(page.section, backs, back=True, caption=caption, grid=grid))
     return out
 
@@ -383,7 +384,7 @@ def layout_pages(
     for section in sections:
         members = [c for c in components if section_for(game_id, c.kind) is section]
         if members:
-            pages.extend(with_backs(_packed(game_id, members, section, paper, bleed, style), paper))
+            pages.extend(with_backs(_packed(game_id, members, section, paper, bleed, style), paper, game_id))
     return pages
 
 

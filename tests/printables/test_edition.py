@@ -59,8 +59,8 @@ def test_backs_of_each_hidden_deck_are_identical(game: str) -> None:
     backs: dict[str, list[np.ndarray]] = defaultdict(list)
     for i, page in enumerate(pages):
         for p in page.placed:
-            if p.back:
-                backs[p.component.back or ""].append(_crop(images[i], p.x, p.y, p.w, p.h))
+            if p.back and p.component.back is not None:  # (picture sides of tokens are not hidden)
+                backs[p.component.back].append(_crop(images[i], p.x, p.y, p.w, p.h))
     decks = {c.back for c in find_game(game).components() if c.back is not None}
     assert set(backs) == decks
     for deck, crops in backs.items():

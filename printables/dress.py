@@ -1,0 +1,401 @@
+"""What each game's faces show besides markers and text: pictures, values, colour words, picture sides.
+
+A ``Decor`` is read from the game's own catalog (``scoring.<game>.catalog``), never guessed
+from printed text, so a face and the rules always agree. ``faces.front_face`` lays it out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from scoring.markers import outline_polygon
+from scoring.model import Component, Shape
+
+from .art import badge, ellipse, icon
+from .faces import BLACK, Face, Item, Poly, Text, ink_on, printable_text, shade, shorten, text_width
+
+Box = tuple[float, float, float, float]
+#: A pictured thing: icon name, its colour, and the word printed with it.
+Pictured = tuple[str, str, str]
+VALUE_MM = 3.6
+"""Font size of values (points, sizes): a 2.6 mm cap height, readable across a table."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decor:
+    """A face's pictures and values, beyond its markers, name and text lines."""
+
+    value: str = ""
+    """The number a player needs most (points), printed large."""
+    icons: tuple[Pictured, ...] = ()
+    """Pictures in a row with their words (a pattern, a habitat, a demand)."""
+    underlay: tuple[Item, ...] = ()
+    """Drawn on the background before anything else (the second colour of a two-colour tile)."""
+    fixed: tuple[Item, ...] = ()
+    """Art placed at its own spot (edge plants, slot pictures, words around a round token)."""
+    blocked: tuple[Box, ...] = ()
+    """Boxes of the fixed art, kept clear of the text."""
+    picture: Pictured | None = None
+    """The picture side of a one-sided piece: its icon, colour and name, printed large."""
+    words: tuple[str, ...] = ()
+    """Words for the picture side under the name (colour, size)."""
+    lines: tuple[str, ...] | None = None
+    """The text lines in place of the catalog's (None: the catalog's), when pictures say the rest."""
+    title: str | None = None
+    """The printed name in place of the component's (None: its name)."""
+
+
+NO_DECOR = Decor()
+
+
+def rim_text(w: float, h: float, top: str, bottom: str, ink: str, size: float, quiet: Box) -> tuple[Item, ...]:
+    """Words in the free bands above and below a round token's quiet zone, each as large as fits (up to ``size``)."""
+    r = w / 2
+    out: list[Item] = []
+    qx, qy, qw, qh = quiet
+    for text, band_top, band_bottom in ((top, 0.0, qy), (bottom, qy + qh, h)):
+        text = printable_text(text)
+        if not text:
+            continue
+        s = min(size, (band_bottom - band_top) / 0.95)
+        while s >= 1.2:
+            cap = 0.72 * s
+            base = band_top + (band_bottom - band_top + cap) / 2 if band_top == 0 else band_top + cap + 0.25
+            edge = base - cap if band_top == 0 else base
+            half = math.sqrt(max(0.0, r * r - (r - edge) ** 2)) if band_top == 0 else math.sqrt(
+                max(0.0, r * r - (edge - r) ** 2))
+            if text_width(text, s, True) <= 2 * half - 1.0:
+                tw = text_width(text, s, True)
+                out.append(Text(w / 2 - tw / 2, base, s, text, ink, True, tw))
+                break
+            s *= 0.9
+    return tuple(out)
+
+
+def _quiet_of(game_id: str, c: Component) -> Box:
+    from scoring.markers import marker_layout
+
+    return marker_layout(game_id, c).tag.outer
+
+
+# -- Rainforest --------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _rainforest() -> Any:
+    from scoring.rainforest.catalog import load_catalog
+
+    return load_catalog()
+
+
+def _rainforest_decor(game_id: str, c: Component) -> Decor:
+    cat = _rainforest()
+    colours = cat.hex_colours
+    ink = ink_on(c.colour)
+    if c.id in cat.tokens:
+        t = cat.tokens[c.id]
+        words = (t.species.value.capitalize(), t.colour.value.capitalize())
+        rim = rim_text(*c.size_mm, words[0], words[1], ink, 2.2, _quiet_of(game_id, c))
+        return Decor(fixed=rim, picture=(t.species.value, colours[t.colour], words[0]), words=(f"{words[1]} token",))
+    if c.id in cat.tiles:
+        return _rainforest_tile(cat, c)
+    if c.id in cat.protected_areas:
+        pa = cat.protected_areas[c.id]
+        colour = pa.colour.value.capitalize()
+        rim = rim_text(*c.size_mm, f"{pa.size} tiles", f"{colour} x{pa.multiplier}", ink, VALUE_MM,
+                       _quiet_of(game_id, c))
+        return Decor(fixed=rim, picture=("protected", colours[pa.colour], f"Protected area: {pa.size} tiles"),
+                     words=(f"{colour} group of {pa.size} tiles", f"one tile scores x{pa.multiplier}"))
+    if c.id in cat.diversity_tokens:
+        rim = rim_text(*c.size_mm, "Diversity", f"+{cat.points_per_later_tile}", ink, VALUE_MM, _quiet_of(game_id, c))
+        return Decor(fixed=rim, picture=("score", "#7a6a2e", "Diversity token"),
+                     words=(f"+{cat.points_per_later_tile} per later tile",))
+    if c.id == cat.binoculars.id:
+        w, h = c.size_mm
+        x0 = _quiet_of(game_id, c)[0] + _quiet_of(game_id, c)[2]
+        r = min((w - x0) / 2 - 0.6, 4.5)
+        art = badge("binoculars", (x0 + w) / 2, h / 2, r, "#5b4a1e")
+        return Decor(fixed=art, blocked=((x0, h / 2 - r, w - x0, 2 * r),), picture=("binoculars", "#5b4a1e", c.name),
+                     words=("First player",), lines=(), title="")
+    return NO_DECOR
+
+
+def _rainforest_tile(cat: Any, c: Component) -> Decor:
+    t = cat.tiles[c.id]
+    fixed: list[Item] = []
+    for space, rule in zip(c.spaces, t.slots):
+        d = min(space.w_mm, space.h_mm)
+        cx, cy = space.x_mm, space.y_mm - d * 0.08
+        if rule.species is not None:
+            fixed += badge(rule.species.value, cx, cy, d * 0.28, "#5a5a5a")
+        elif rule.colour is not None:
+            fixed.append(Poly(ellipse(cx, cy, d * 0.28, d * 0.28), fill=cat.hex_colours[rule.colour], stroke=BLACK,
+                              line_mm=0.3))
+        word = printable_text(rule.text)
+        size = 2.2
+        fixed.append(Text(cx - text_width(word, size, True) / 2, space.y_mm + d * 0.42, size, word, BLACK, True,
+                          text_width(word, size, True)))
+    underlay: tuple[Item, ...] = ()
+    blocked: tuple[Box, ...] = ()
+    w, h = c.size_mm
+    if t.is_bicolour:  # the second colour as a band down the right edge, with its word in the text
+        underlay = (Poly(((w - 7.0, 0.0), (w, 0.0), (w, h), (w - 7.0, h)), fill=cat.hex_colours[t.colours[1]]),)
+        blocked = ((w - 7.0, 0.0, 7.0, h),)
+    points = f"{t.points} point" + ("s" if t.points != 1 else "")
+    colours = " + ".join(col.value.capitalize() for col in t.colours)
+    return Decor(value=points, underlay=underlay, fixed=tuple(fixed), blocked=blocked, lines=(f"{colours} tile",),
+                 title=f"Jungle tile {c.id.split('-')[-1]}")
+
+
+# -- Biomos ------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _biomos() -> Any:
+    from scoring.biomos.catalog import load_catalog
+
+    return load_catalog()
+
+
+def _biomos_decor(game_id: str, c: Component) -> Decor:
+    cat = _biomos()
+    token = cat.token(c.id)
+    if token is not None:
+        t = token.terrain
+        rim = rim_text(*c.size_mm, t.value.capitalize(), t.letter, ink_on(c.colour), 2.6, _quiet_of(game_id, c))
+        return Decor(fixed=rim, picture=(t.value, cat.terrain_colour(t), t.value.capitalize()),
+                     words=(f"pattern letter {t.letter}",))
+    card = cat.biome(c.id)
+    if card is not None:
+        icons = tuple(
+            ("joker", "#777777", "*") if s is None else (s.value, cat.terrain_colour(s), s.letter) for s in card.pattern
+        )
+        return Decor(value=f"{card.points} points", icons=icons, lines=(f"{card.kind.value} biome",))
+    return NO_DECOR
+
+
+# -- BIOME Borneo ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _borneo() -> Any:
+    from scoring.borneo.catalog import load_catalog
+
+    return load_catalog()
+
+
+LAYER_COLOURS = {"emergent": "#e3c04a", "canopy": "#6aa84f", "understory": "#1f5e3b"}
+"""The layer colours of the tiles and layer boards (the boards' catalog colours)."""
+
+
+def _borneo_decor(game_id: str, c: Component) -> Decor:
+    cat = _borneo()
+    if c.id in cat.tiles:
+        return _borneo_tile(game_id, cat, c)
+    card = cat.animals.get(c.id) or cat.plant_cards.get(c.id)
+    if card is not None:
+        icons = tuple((p, cat.plants[p].colour, f"{cat.plants[p].name} {n}") for p, n in card.habitat.items())
+        lines = tuple(line for line in c.lines if not line.startswith("Habitat:"))
+        return Decor(value=f"{card.points} points", icons=icons, lines=lines)
+    if c.kind == "legend":
+        rows = tuple((p.id, p.colour, f"{p.name}: {', '.join(layer.value for layer in p.layers)}")
+                     for p in cat.plants.values())
+        return Decor(icons=rows)
+    return NO_DECOR
+
+
+def _borneo_tile(game_id: str, cat: Any, c: Component) -> Decor:
+    tile = cat.tiles[c.id]
+    w, h = c.size_mm
+    poly = outline_polygon(Shape.HEX, w, h)
+    assert poly is not None
+    # flat-top hexagon corners from the top-left clockwise: edge i joins corner i and i + 1;
+    # the catalog's edges run N, NE, SE, S, SW, NW, i.e. corner edges 0, 1, 2, 3, 4, 5
+    from scoring.markers import marker_layout
+
+    layout = marker_layout(game_id, c)
+    keep_out = [layout.tag.outer] + ([layout.qr.outer] if layout.qr else [])
+    fixed: list[Item] = []
+    blocked: list[Box] = []
+    for i, plant_id in enumerate(tile.edges):
+        if plant_id == "-":
+            continue
+        (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % 6]
+        mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+        nx, ny = (w / 2 - mx), (h / 2 - my)
+        norm = math.hypot(nx, ny)
+        nx, ny = nx / norm, ny / norm
+        plant = cat.plants[plant_id]
+        spot = _edge_spot(poly, i, (nx, ny), keep_out)
+        if spot is None:
+            continue  # no room clear of the markers: the tile's text still names the plant
+        cx, cy, r = spot
+        box = (cx - r, cy - r, 2 * r, 2 * r)
+        fixed += badge(plant_id, cx, cy, r, plant.colour)
+        blocked.append(box)
+        name = printable_text(plant.name)
+        size = 1.7
+        tw = text_width(name, size, True)
+        if i in (0, 3):  # top and bottom edges: the name beside the badge
+            tx = cx + r + 0.6
+            fixed.append(Text(tx, cy + size * 0.36, size, name, ink_on(c.colour), True, tw))
+            blocked.append((tx, cy - size, tw, 2 * size))
+    layers = sorted(tile.layers, key=lambda layer: list(LAYER_COLOURS).index(layer.value))
+    underlay: tuple[Item, ...] = ()
+    if len(layers) == 2:  # a hybrid tile: left half in one layer's colour, right half in the other's
+        underlay = (Poly(((w / 2, 0.0), poly[1], poly[2], poly[3], (w / 2, h)), fill=LAYER_COLOURS[layers[1].value]),)
+    layer_words = " + ".join(layer.value.capitalize() for layer in layers)
+    return Decor(underlay=underlay, fixed=tuple(fixed), blocked=tuple(blocked), lines=(layer_words,),
+                 title=f"Plant tile {c.id}")
+
+
+def _edge_spot(
+    poly: tuple[tuple[float, float], ...], i: int, inward: tuple[float, float], keep_out: list[Box]
+) -> tuple[float, float, float] | None:
+    """Centre and radius of a plant badge by edge ``i``: as large and as central as the markers' quiet zones allow."""
+    (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % 6]
+    nx, ny = inward
+    for r in (5.0, 4.4, 3.8, 3.2):
+        for t in (0.5, 0.38, 0.62, 0.28, 0.72):
+            ex, ey = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
+            cx, cy = ex + nx * (r + 0.8), ey + ny * (r + 0.8)
+            box = (cx - r - 0.4, cy - r - 0.4, 2 * r + 0.8, 2 * r + 0.8)
+            if _inside(poly, cx, cy, r + 0.5) and not any(_overlap(box, k) for k in keep_out):
+                return cx, cy, r
+    return None
+
+
+def _inside(poly: tuple[tuple[float, float], ...], cx: float, cy: float, r: float) -> bool:
+    """Whether the disc lies inside the convex clockwise (y down) polygon."""
+    for k in range(len(poly)):
+        (ax, ay), (bx, by) = poly[k], poly[(k + 1) % len(poly)]
+        ex, ey = bx - ax, by - ay
+        if (ex * (cy - ay) - ey * (cx - ax)) / math.hypot(ex, ey) < r:
+            return False
+    return True
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+# -- Habitats ----------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _habitats() -> Any:
+    from scoring.habitats.catalog import load_catalog
+
+    return load_catalog()
+
+
+LANDSCAPE_COLOURS = {"grassland": "#8bbf3f", "forest": "#2e7d32", "dryland": "#c9a24a", "water": "#2f74c0"}
+
+
+def _habitats_decor(game_id: str, c: Component) -> Decor:
+    cat = _habitats()
+    tile = cat.tile(c.id)
+    if tile is not None:
+        icons: tuple[Pictured, ...] = tuple(
+            (land.value, LANDSCAPE_COLOURS[land.value], f"{n} {land.value}") for land, n in tile.demand
+        )
+        if not icons and tile.landscape is not None:
+            icons = ((tile.landscape.value, LANDSCAPE_COLOURS[tile.landscape.value], tile.landscape.value),)
+        return Decor(value=f"{tile.points} vp" if tile.points else "", icons=icons)
+    ink = ink_on(c.colour)
+    figure = cat.colour_of_figure(c.id)
+    if figure is not None:
+        w, h = c.size_mm
+        word = printable_text(f"{c.name}: head up")
+        size = 1.8
+        text = Text(w / 2 - text_width(word, size, True) / 2, h - 0.5, size, shorten(word, size, w - 1, True), ink, True,
+                    min(text_width(word, size, True), w - 1))
+        return Decor(fixed=(text,), picture=("arrow", c.colour, c.name), words=("the arrow shows the head",))
+    marker = cat.colour_of_marker(c.id)
+    if marker is not None:
+        colour_word = c.name.split()[-1].capitalize()
+        rim = rim_text(*c.size_mm, "Score", colour_word, ink, 2.4, _quiet_of(game_id, c))
+        return Decor(fixed=rim, picture=("score", c.colour, c.name), words=(f"{colour_word} player",))
+    return NO_DECOR
+
+
+# -- PHYLO -------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _phylo() -> Any:
+    from scoring.phylo.catalog import load_catalog
+
+    return load_catalog()
+
+
+def _phylo_decor(game_id: str, c: Component) -> Decor:
+    species = _phylo().species_of(c.id)
+    if species is None:
+        return NO_DECOR
+    pictures = {"forest": "forest", "grassland": "grassland", "desert": "desert", "tundra": "glacier",
+                "fresh_water": "water", "salt_water": "ocean"}
+    terrains = sorted(species.terrains, key=lambda t: t.value)
+    icons = tuple((pictures[t.value], "#3b5f8a", t.value.replace("_", " ")) for t in terrains if t.value in pictures)
+    return Decor(value=f"{species.points} points", icons=icons, lines=c.lines[1:])
+
+
+DRESSERS: Mapping[str, Callable[[str, Component], Decor]] = {
+    "rainforest": _rainforest_decor,
+    "biomos": _biomos_decor,
+    "borneo": _borneo_decor,
+    "habitats": _habitats_decor,
+    "phylo": _phylo_decor,
+}
+
+
+def decor_of(game_id: str, c: Component) -> Decor:
+    """The component's pictures and values; components outside the catalog (tests, previews) get none."""
+    dresser = DRESSERS.get(game_id)
+    if dresser is None:
+        return NO_DECOR
+    try:
+        return dresser(game_id, c)
+    except (KeyError, AttributeError, TypeError, ValueError):
+        return NO_DECOR
+
+
+def has_picture_side(game_id: str, c: Component) -> bool:
+    return c.back is None and decor_of(game_id, c).picture is not None
+
+
+def picture_face(game_id: str, c: Component) -> Face | None:
+    """The picture side of a one-sided piece (a token, a figure): its icon large, its name and words.
+
+    Printed on the back of the sheet (duplex) so a token can lie picture up when the app is off;
+    it carries no marker, so the scanner reads only the marker side.
+    """
+    decor = decor_of(game_id, c)
+    if c.back is not None or decor.picture is None:
+        return None
+    name, colour, title = decor.picture
+    w, h = c.size_mm
+    light = shade(colour, 1.8)
+    ink = ink_on(light)
+    side = min(w, h)
+    r = side * (0.3 if c.shape is Shape.ROUND else 0.28)
+    cy = h / 2 - side * 0.1
+    items: list[Item] = [*badge(name, w / 2, cy, r, colour)]
+    lines = [printable_text(title), *(printable_text(x) for x in decor.words)]
+    y = cy + r + 0.6
+    for i, line in enumerate(lines):
+        size = 2.6 if i == 0 else 1.9
+        room = 2 * math.sqrt(max(0.0, (w / 2) ** 2 - (y + size - h / 2) ** 2)) - 1.2 if c.shape is Shape.ROUND else w - 2
+        while size > 1.2 and text_width(line, size, i == 0) > room:
+            size *= 0.92
+        if y + size > h - 0.4:
+            break
+        y += size
+        tw = text_width(line, size, i == 0)
+        items.append(Text(w / 2 - tw / 2, y, size, line, ink, i == 0, tw))
+        y += size * 0.2
+    return Face(w, h, c.shape, light, tuple(items))
