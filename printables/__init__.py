@@ -1,7 +1,7 @@
 """Printables: catalog -> print-ready PDF sheets with a QR code and a fiducial tag on every component.
 
-``build_pdf("habitats")`` is the complete edition (tiles, cards, tokens, boards) at true
-size on A4; ``what="stickers"`` prints every marker on label sheets instead. The web app
+``build_pdf("habitats")`` is the complete edition (a reference page, then tiles, cards,
+tokens and boards) at true size on A4; ``what="stickers"`` prints every marker on label sheets instead. The web app
 streams the same bytes with ``iter_pdf``.
 """
 
@@ -17,6 +17,8 @@ from scoring.model import Component, UnknownGameError
 from scoring.registry import find_game
 
 from .faces import game_title, render_face
+from .pdf import draw_face, start_page
+from .reference import has_reference, reference_face
 from .sheets import PAPERS, Section, SheetStyle, draw_page, layout_pages, section_for, section_of
 from .stickers import (
     LABEL_FAMILIES,
@@ -24,7 +26,7 @@ from .stickers import (
     StickerFitError,
     assign_sheets,
     draw_sticker_page,
-    sticker_pages,
+    pack_stickers,
 )
 
 WHAT_CHOICES = ("tiles", "cards", "tokens", "boards", "stickers", "all")
@@ -114,8 +116,12 @@ def pdf_for_components(
     gutter_mm: float = 0.0,
     fold: bool = False,
     ink_saver: bool = False,
+    reference: bool = False,
 ) -> bytes:
-    """The PDF for an explicit component list (``build_pdf`` passes the game's whole catalog)."""
+    """The PDF for an explicit component list (``build_pdf`` passes the game's whole catalog).
+
+    ``reference`` opens a ``what="all"`` print with the game's reference page.
+    """
     sheet_names = _check_args(what, paper, bleed_mm, start_label, label_sheet)
     style = _style(gutter_mm, fold, ink_saver)
     title = game_title(game_id)
@@ -138,7 +144,7 @@ def pdf_for_components(
         number = 0
         for i, (sheet, stickers) in enumerate(groups):
             paper_def = PAPERS[sheet.paper]
-            for page in sticker_pages(stickers, sheet, start_label if i == 0 else 1):
+            for page in pack_stickers(stickers, sheet, start_label if i == 0 else 1):
                 number += 1
                 canvas.setPageSize((paper_def.w * 72 / 25.4, paper_def.h * 72 / 25.4))
                 draw_sticker_page(canvas, title, page, sheet, number)
@@ -152,7 +158,14 @@ def pdf_for_components(
     else:
         paper_def = PAPERS[paper]
         pages = layout_pages(game_id, components, _sections(what), paper_def, float(bleed_mm), style)
-        for number, page in enumerate(pages, start=1):
+        first = 1
+        if reference and what == "all" and pages and has_reference(game_id):
+            canvas.setPageSize((paper_def.w * 72 / 25.4, paper_def.h * 72 / 25.4))
+            start_page(canvas, paper_def.h)
+            draw_face(canvas, reference_face(game_id, paper_def), 0.0, 0.0, cut_line=False)
+            canvas.showPage()
+            first = 2
+        for number, page in enumerate(pages, start=first):
             canvas.setPageSize((paper_def.w * 72 / 25.4, paper_def.h * 72 / 25.4))
             draw_page(canvas, game_id, page, paper_def, float(bleed_mm), number, style)
             canvas.showPage()
@@ -196,7 +209,7 @@ def build_pdf(
     components = find_game(gid).components()
     return pdf_for_components(
         gid, components, what=what, paper=paper, bleed_mm=bleed_mm, start_label=start_label, label_sheet=label_sheet,
-        gutter_mm=gutter_mm, fold=fold, ink_saver=ink_saver,
+        gutter_mm=gutter_mm, fold=fold, ink_saver=ink_saver, reference=True,
     )
 
 

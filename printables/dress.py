@@ -7,7 +7,7 @@ from printed text, so a face and the rules always agree. ``faces.front_face`` la
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -15,14 +15,25 @@ from typing import Any
 from scoring.markers import outline_polygon
 from scoring.model import Component, Shape
 
-from .art import badge, ellipse, icon
-from .faces import BLACK, Face, Item, Poly, Text, ink_on, printable_text, shade, shorten, text_width
+from .art import badge
+from .faces import (
+    BLACK,
+    MIN_TEXT_MM,
+    Face,
+    Item,
+    Poly,
+    Text,
+    ink_on,
+    printable_text,
+    shade,
+    shorten,
+    text_block,
+    text_width,
+)
 
 Box = tuple[float, float, float, float]
 #: A pictured thing: icon name, its colour, and the word printed with it.
 Pictured = tuple[str, str, str]
-VALUE_MM = 3.6
-"""Font size of values (points, sizes): a 2.6 mm cap height, readable across a table."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,17 +139,19 @@ def _rainforest_tile(cat: Any, c: Component) -> Decor:
     t = cat.tiles[c.id]
     fixed: list[Item] = []
     for space, rule in zip(c.spaces, t.slots):
-        d = min(space.w_mm, space.h_mm)
-        cx, cy = space.x_mm, space.y_mm - d * 0.08
+        # Pictures stay in the slot's rim: its middle is where the scanner looks for a token.
+        x0, y0 = space.x_mm - space.w_mm / 2, space.y_mm - space.h_mm / 2
+        x1, y1 = x0 + space.w_mm, y0 + space.h_mm
+        if rule.colour is not None:
+            fixed.append(Poly(((x0, y1 - 3.4), (x1, y1 - 3.4), (x1, y1), (x0, y1)), fill=cat.hex_colours[rule.colour],
+                              stroke=BLACK, line_mm=0.3))
         if rule.species is not None:
-            fixed += badge(rule.species.value, cx, cy, d * 0.28, "#5a5a5a")
-        elif rule.colour is not None:
-            fixed.append(Poly(ellipse(cx, cy, d * 0.28, d * 0.28), fill=cat.hex_colours[rule.colour], stroke=BLACK,
-                              line_mm=0.3))
+            fixed += badge(rule.species.value, x1 - 2.6, y0 + 2.6, 2.1, "#5a5a5a")
         word = printable_text(rule.text)
         size = 2.2
-        fixed.append(Text(cx - text_width(word, size, True) / 2, space.y_mm + d * 0.42, size, word, BLACK, True,
-                          text_width(word, size, True)))
+        tw = text_width(word, size, True)
+        fixed.append(Text(space.x_mm - tw / 2, y1 - 0.9, size, word, ink_on(cat.hex_colours[rule.colour])
+                          if rule.colour is not None else BLACK, True, tw))
     underlay: tuple[Item, ...] = ()
     blocked: tuple[Box, ...] = ()
     w, h = c.size_mm
@@ -147,8 +160,8 @@ def _rainforest_tile(cat: Any, c: Component) -> Decor:
         blocked = ((w - 7.0, 0.0, 7.0, h),)
     points = f"{t.points} point" + ("s" if t.points != 1 else "")
     colours = " + ".join(col.value.capitalize() for col in t.colours)
-    return Decor(value=points, underlay=underlay, fixed=tuple(fixed), blocked=blocked, lines=(f"{colours} tile",),
-                 title=f"Jungle tile {c.id.split('-')[-1]}")
+    return Decor(value=f"{colours}: {points}", underlay=underlay, fixed=tuple(fixed), blocked=blocked,
+                 lines=(f"{colours} tile",), title=f"Jungle tile {c.id.split('-')[-1]}")
 
 
 # -- Biomos ------------------------------------------------------------------------------------
@@ -351,6 +364,65 @@ DRESSERS: Mapping[str, Callable[[str, Component], Decor]] = {
     "habitats": _habitats_decor,
     "phylo": _phylo_decor,
 }
+
+
+VALUE_MM = 3.6
+"""Font size of values (points, sizes): a 2.6 mm cap height, readable across a table."""
+
+
+def dressed_block(
+    box: tuple[float, float, float, float],
+    text: tuple[str, Sequence[str], str],
+    value: str,
+    icons: Sequence[tuple[str, str, str]],
+    ink: str,
+) -> tuple[Item, ...]:
+    """The free area of a face: name and lines at the top, the value large, pictures with their words below."""
+    x, y, w, h = box
+    if w <= 3 or h <= 3:
+        return ()
+    out: list[Item] = []
+    bottom = y + h
+    if icons:
+        short = all(len(word) <= 3 for _, _, word in icons)
+        cols = len(icons) if short else max(1, min(len(icons), int(w // 24)))
+        rows = math.ceil(len(icons) / cols)
+        cell_w = w / cols
+        label = 2.0 if short else 2.2
+        r = min(6.0, (cell_w - 0.8) / 2 if short else 3.2, (h * 0.45 / rows - (label * 1.1 if short else 0)) / 2)
+        if r >= 1.6:
+            cell_h = 2 * r + (label * 1.15 if short else 0) + 0.6
+            top = bottom - rows * cell_h
+            for i, (name, colour, word) in enumerate(icons):
+                cx0 = x + (i % cols) * cell_w
+                cy0 = top + (i // cols) * cell_h
+                word = printable_text(word)
+                if short:
+                    cx = cx0 + cell_w / 2
+                    out.extend(badge(name, cx, cy0 + r, r, colour))
+                    tw = text_width(word, label, True)
+                    out.append(Text(cx - tw / 2, cy0 + 2 * r + label * 0.95, label, word, ink, True, tw))
+                else:
+                    out.extend(badge(name, cx0 + r + 0.3, cy0 + r, r, colour))
+                    room = cell_w - 2 * r - 1.4
+                    size = label
+                    while size > MIN_TEXT_MM and text_width(word, size) > room:
+                        size *= 0.92
+                    word = shorten(word, size, room)
+                    out.append(Text(cx0 + 2 * r + 1.0, cy0 + r + size * 0.36, size, word, ink, False,
+                                    text_width(word, size)))
+            bottom = top
+    if value:
+        size = VALUE_MM
+        while size > 2.4 and text_width(value, size, True) > w - 1:
+            size *= 0.95
+        if bottom - y > size * 2:
+            v = printable_text(value)
+            out.append(Text(x + 0.5, bottom - size * 0.3, size, v, ink, True, text_width(v, size, True)))
+            bottom -= size * 1.25
+    title, lines, small = text
+    out.extend(text_block((x, y, w, bottom - y), title, lines, ink, small=small))
+    return tuple(out)
 
 
 def decor_of(game_id: str, c: Component) -> Decor:

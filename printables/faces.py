@@ -26,6 +26,7 @@ from scoring.model import Component, Shape, Space, UnknownGameError
 from scoring.payload import encode
 from scoring.registry import find_game
 
+from .geometry import Outline, boxes_touch_outline, largest_free_rect, space_outline  # noqa: F401 - re-exported
 from .symbols import Matrix, qr_matrix, tag_matrix
 
 PT_PER_MM = 72 / 25.4
@@ -183,119 +184,6 @@ def shorten(text: str, size_mm: float, width_mm: float, bold: bool = False) -> s
     return text + "…" if text else ""
 
 
-Outline = tuple[tuple[float, float], ...]
-
-
-def space_outline(space: Space) -> Outline:
-    """A board space's printed outline in face mm, clockwise (y down).
-
-    Rectangles are ``w_mm x h_mm`` around the centre; a hex slot is the flat-top hexagon
-    ``w_mm`` across corners and ``h_mm`` across flats; a round space is its inscribed ellipse
-    (as a 48-gon). Every outline lies inside the space's ``w_mm x h_mm`` box.
-    """
-    w, h = space.w_mm, space.h_mm
-    x0, y0 = space.x_mm - w / 2, space.y_mm - h / 2
-    if space.shape is Shape.HEX:
-        unit = ((0.25, 0.0), (0.75, 0.0), (1.0, 0.5), (0.75, 1.0), (0.25, 1.0), (0.0, 0.5))
-    elif space.shape is Shape.ROUND:
-        unit = tuple(
-            (0.5 + 0.5 * math.cos(2 * math.pi * i / 48), 0.5 + 0.5 * math.sin(2 * math.pi * i / 48)) for i in range(48)
-        )
-    else:
-        unit = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
-    return tuple((x0 + u * w, y0 + v * h) for u, v in unit)
-
-
-def boxes_touch_outline(
-    outline: Sequence[tuple[float, float]], x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray
-) -> np.ndarray:
-    """Whether each box ``[x0, x1] x [y0, y1]`` overlaps the convex ``outline`` (touching edges do not count).
-
-    Separating-axis test over the box axes and every edge normal of the outline, vectorised
-    over the boxes.
-    """
-    pts = np.asarray(outline, dtype=np.float64)
-    x0, y0, x1, y1 = (np.asarray(v, dtype=np.float64) for v in (x0, y0, x1, y1))
-    eps = 1e-9
-    hit = (x1 > pts[:, 0].min() + eps) & (x0 < pts[:, 0].max() - eps)
-    hit &= (y1 > pts[:, 1].min() + eps) & (y0 < pts[:, 1].max() - eps)
-    for i in range(len(pts)):
-        ex, ey = pts[(i + 1) % len(pts)] - pts[i]
-        nx, ny = -ey, ex
-        norm = math.hypot(nx, ny)
-        if norm == 0:
-            continue
-        nx, ny = nx / norm, ny / norm
-        proj = pts[:, 0] * nx + pts[:, 1] * ny
-        lo = np.minimum(x0 * nx, x1 * nx) + np.minimum(y0 * ny, y1 * ny)
-        hi = np.maximum(x0 * nx, x1 * nx) + np.maximum(y0 * ny, y1 * ny)
-        hit &= (hi > proj.min() + eps) & (lo < proj.max() - eps)
-    return hit
-
-
-def _inside_grid(shape: Shape, w: float, h: float, xs: np.ndarray, ys: np.ndarray, margin: float) -> np.ndarray:
-    """Vectorised ``inside_face`` over the points ``(xs, ys)``."""
-    if shape is Shape.ROUND:
-        a, b = max(w / 2 - margin, 1e-6), max(h / 2 - margin, 1e-6)
-        return ((xs - w / 2) / a) ** 2 + ((ys - h / 2) / b) ** 2 <= 1
-    poly = outline_polygon(shape, w, h)
-    ok = (xs >= margin) & (xs <= w - margin) & (ys >= margin) & (ys <= h - margin)
-    if poly is None:
-        return ok
-    for i in range(len(poly)):
-        (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % len(poly)]
-        ex, ey = x2 - x1, y2 - y1
-        ok &= (ex * (ys - y1) - ey * (xs - x1)) / math.hypot(ex, ey) >= margin
-    return ok
-
-
-def largest_free_rect(
-    w: float,
-    h: float,
-    blocked: Sequence[tuple[float, float, float, float]],
-    shape: Shape,
-    *,
-    margin: float,
-    outlines: Sequence[Outline] = (),
-) -> tuple[float, float, float, float]:
-    """The largest axis-aligned rectangle ``(x, y, w, h)`` of the face clear of ``blocked`` and the outline.
-
-    ``outlines`` are further convex keep-out areas (board spaces), taken at their real shape.
-    """
-    cell = max(1.5, max(w, h) / 50)
-    cols, rows = max(1, int(w / cell)), max(1, int(h / cell))
-    gx, gy = np.meshgrid(np.arange(cols) * cell, np.arange(rows) * cell)
-    free = np.ones((rows, cols), dtype=bool)
-    for dx in (0.0, cell):
-        for dy in (0.0, cell):
-            free &= _inside_grid(shape, w, h, gx + dx, gy + dy, margin)
-    for bx, by, bw, bh in blocked:
-        c0 = max(0, int(math.floor((bx - margin) / cell)))
-        c1 = min(cols, int(math.ceil((bx + bw + margin) / cell)))
-        r0 = max(0, int(math.floor((by - margin) / cell)))
-        r1 = min(rows, int(math.ceil((by + bh + margin) / cell)))
-        free[r0:r1, c0:c1] = False
-    for outline in outlines:
-        free &= ~boxes_touch_outline(outline, gx - margin, gy - margin, gx + cell + margin, gy + cell + margin)
-    best_area = 0
-    best = (0.0, 0.0, 0.0, 0.0)
-    heights = np.zeros(cols, dtype=int)
-    for r in range(rows):
-        heights = np.where(free[r], heights + 1, 0)
-        hs = [int(v) for v in heights] + [0]
-        stack: list[int] = []
-        for c, hgt in enumerate(hs):
-            while stack and hs[stack[-1]] >= hgt:
-                top = stack.pop()
-                left = stack[-1] + 1 if stack else 0
-                area = hs[top] * (c - left)
-                if area > best_area:
-                    best_area = area
-                    best = (left * cell, (r - hs[top] + 1) * cell, (c - left) * cell, hs[top] * cell)
-            stack.append(c)
-    return best
-
-
 def text_block(
     box: tuple[float, float, float, float], title: str, lines: Sequence[str], colour: str, *, small: str = ""
 ) -> tuple[Text, ...]:
@@ -357,7 +245,7 @@ def game_title(game_id: str) -> str:
 
 def front_face(game_id: str, c: Component) -> Face:
     """A component's printed front: colour, markers, board spaces, pictures, values and the text a player needs."""
-    from .dress import decor_of  # dress reads the game catalogs and draws with this module's primitives
+    from .dress import decor_of, dressed_block  # dress reads the game catalogs and draws with this module's primitives
 
     decor = decor_of(game_id, c)
     w, h = c.size_mm
@@ -380,72 +268,15 @@ def front_face(game_id: str, c: Component) -> Face:
         items.extend(_symbol_items(layout.qr, qr_matrix(encode(game_id, c.id)), SymbolKind.QR))
         blocked.append(layout.qr.outer)
     items.extend(decor.fixed)
-    free = largest_free_rect(w, h, blocked, c.shape, margin=0.6, outlines=outlines)
     title = c.name if decor.title is None else decor.title
+    free = largest_free_rect(w, h, blocked, c.shape, margin=0.6, outlines=outlines)
+    if outlines:  # a board: its name in one wide band rather than a narrow column beside the spaces
+        wide = largest_free_rect(w, h, blocked, c.shape, margin=0.6, outlines=outlines,
+                                 min_w=min(0.5 * w, text_width(title, 4.2, True) + 4))
+        free = wide if wide[3] >= 6 else free
     lines = c.lines if decor.lines is None else decor.lines
     items.extend(dressed_block(free, (title, lines, c.id), decor.value, decor.icons, ink))
     return Face(w, h, c.shape, c.colour, tuple(items))
-
-
-VALUE_MM = 3.6
-"""Font size of values (points, sizes): a 2.6 mm cap height, readable across a table."""
-
-
-def dressed_block(
-    box: tuple[float, float, float, float],
-    text: tuple[str, Sequence[str], str],
-    value: str,
-    icons: Sequence[tuple[str, str, str]],
-    ink: str,
-) -> tuple[Item, ...]:
-    """The free area of a face: name and lines at the top, the value large, pictures with their words below."""
-    from .art import badge
-
-    x, y, w, h = box
-    if w <= 3 or h <= 3:
-        return ()
-    out: list[Item] = []
-    bottom = y + h
-    if icons:
-        short = all(len(word) <= 3 for _, _, word in icons)
-        cols = len(icons) if short else max(1, min(len(icons), int(w // 24)))
-        rows = math.ceil(len(icons) / cols)
-        cell_w = w / cols
-        label = 2.0 if short else 2.2
-        r = min(6.0, (cell_w - 0.8) / 2 if short else 3.2, (h * 0.45 / rows - (label * 1.1 if short else 0)) / 2)
-        if r >= 1.6:
-            cell_h = 2 * r + (label * 1.15 if short else 0) + 0.6
-            top = bottom - rows * cell_h
-            for i, (name, colour, word) in enumerate(icons):
-                cx0 = x + (i % cols) * cell_w
-                cy0 = top + (i // cols) * cell_h
-                word = printable_text(word)
-                if short:
-                    cx = cx0 + cell_w / 2
-                    out.extend(badge(name, cx, cy0 + r, r, colour))
-                    tw = text_width(word, label, True)
-                    out.append(Text(cx - tw / 2, cy0 + 2 * r + label * 0.95, label, word, ink, True, tw))
-                else:
-                    out.extend(badge(name, cx0 + r + 0.3, cy0 + r, r, colour))
-                    room = cell_w - 2 * r - 1.4
-                    size = label
-                    while size > MIN_TEXT_MM and text_width(word, size) > room:
-                        size *= 0.92
-                    word = shorten(word, size, room)
-                    out.append(Text(cx0 + 2 * r + 1.0, cy0 + r + size * 0.36, size, word, ink, False,
-                                    text_width(word, size)))
-            bottom = top
-    if value:
-        size = VALUE_MM
-        while size > 2.4 and text_width(value, size, True) > w - 1:
-            size *= 0.95
-        if bottom - y > size * 2:
-            v = printable_text(value)
-            out.append(Text(x + 0.5, bottom - size * 0.3, size, v, ink, True, text_width(v, size, True)))
-            bottom -= size * 1.25
-    title, lines, small = text
-    out.extend(text_block((x, y, w, bottom - y), title, lines, ink, small=small))
-    return tuple(out)
 
 
 def space_items(space: Space, colour: str, ink: str) -> tuple[Item, ...]:

@@ -55,7 +55,8 @@ def _crop(img: np.ndarray, x: float, y: float, w: float, h: float) -> np.ndarray
 def test_backs_of_each_hidden_deck_are_identical(game: str) -> None:
     """Crop every printed back out of the rendered PDF: the backs of one deck look the same."""
     pages = _pages(game)
-    images = dict((i, img) for i, img, _ in page_images(build_pdf(game), DPI))
+    # the edition opens with the game's reference page, then the sheets in layout order
+    images = dict((i - 1, img) for i, img, _ in page_images(build_pdf(game), DPI))
     backs: dict[str, list[np.ndarray]] = defaultdict(list)
     for i, page in enumerate(pages):
         for p in page.placed:
@@ -114,3 +115,119 @@ def test_ink_saver_prints_much_less_ink() -> None:
 def test_bad_sheet_options_raise_print_error(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(PrintError, match=message):
         build_pdf("phylo", **kwargs)  # type: ignore[arg-type]
+
+
+# -- words and pictures ---------------------------------------------------------------------
+
+
+def pdf_text(pdf: bytes) -> str:
+    """Every page's text with line breaks read as spaces (a name may wrap on a face)."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        pages = [" ".join(doc[i].get_textpage().get_text_range().split()) for i in range(len(doc))]
+    finally:
+        doc.close()
+    return "\f".join(pages)
+
+
+def _what(game: str, c) -> str:  # noqa: ANN001 - a catalog Component
+    """The word a player looks for on a component, from the catalog (not from the printer)."""
+    if game == "rainforest" and c.kind == "token":
+        return c.id.split("-")[0].capitalize()  # MONKEY-R1 -> Monkey
+    if game == "rainforest" and c.kind == "protected_area":
+        return "Protected area"
+    if game == "rainforest" and c.kind == "diversity":
+        return "Diversity"
+    if game == "biomos" and c.kind == "token":
+        return c.name.split()[0]  # "Ocean token" -> Ocean
+    return c.name
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_every_component_is_named_in_the_pdf_text(game: str) -> None:
+    """Each thing's name occurs in the edition's text at least as often as the edition has that thing."""
+    from collections import Counter
+
+    text = pdf_text(build_pdf(game))
+    need = Counter(_what(game, c) for c in find_game(game).components())
+    short = {name: (text.count(name), n) for name, n in need.items() if text.count(name) < n}
+    assert short == {}
+
+
+def test_colour_words_stand_beside_every_rainforest_colour() -> None:
+    """Colour is never the only cue: each token and tile prints its colour as a word too."""
+    from collections import Counter
+
+    text = pdf_text(build_pdf("rainforest", what="tokens"))
+    tokens = Counter(c.id.split("-")[1][0] for c in find_game("rainforest").components() if c.kind == "token")
+    words = {"R": "Red", "Y": "Yellow", "B": "Blue", "P": "Purple"}
+    for letter, n in tokens.items():
+        assert text.count(words[letter]) >= n
+    tiles = pdf_text(build_pdf("rainforest", what="tiles"))
+    assert sum(tiles.count(f"{w}: ") for w in ("Red", "Yellow", "Green", "Blue", "Purple")) >= 55  # "Red: 2 points"
+    assert all(w in tiles for w in ("Red", "Yellow", "Green", "Blue", "Purple"))
+
+
+def test_biomos_cards_draw_their_pattern_as_terrain_badges() -> None:
+    """The pattern letters under the badges spell the catalog's pattern, in order."""
+    from scoring.biomos.catalog import load_catalog
+
+    text = pdf_text(build_pdf("biomos", what="cards"))
+    for card in load_catalog().biomes:
+        assert f"{card.points} points" in text
+    assert text.count("*") >= sum(p.count("*") for p in (b.pattern_text for b in load_catalog().biomes))
+
+
+def test_values_are_printed_large() -> None:
+    """Points are set at 3.6 mm or more (a cap height of at least 2.5 mm)."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(build_pdf("phylo", what="cards"))
+    sizes = []
+    page = doc[0]
+    tp = page.get_textpage()
+    for i in range(tp.count_chars()):
+        if tp.get_text_range(i, 1).isdigit():
+            box = tp.get_charbox(i)
+            sizes.append((box[3] - box[1]) / (72 / 25.4))
+    doc.close()
+    assert max(sizes) >= 2.5  # digit height ~ cap height of the points line
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_reference_page_comes_first(game: str) -> None:
+    text = pdf_text(build_pdf(game)).split("\f")[0]
+    first_page = text.split("reference")[0:2]
+    assert len(first_page) == 2
+    for heading in ("A turn", "End of the game", "Scoring"):
+        assert heading in pdf_text(build_pdf(game))
+
+
+def test_biomos_reference_has_the_pattern_legend() -> None:
+    text = pdf_text(build_pdf("biomos"))
+    for line in ("O = ocean", "D = desert", "F = forest", "M = mountain", "G = glacier", "* = joker"):
+        assert line in text
+
+
+# -- stickers ------------------------------------------------------------------------------
+
+LIMITS = {"borneo": 8}
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("game", game_ids())
+def test_sticker_edition_fits_few_pages(game: str, paper: str) -> None:
+    import pypdfium2 as pdfium
+
+    pdf = build_pdf(game, what="stickers", paper=paper)
+    doc = pdfium.PdfDocument(pdf)
+    pages = len(doc)
+    doc.close()
+    assert pages <= LIMITS.get(game, 6)
+    text = pdf_text(pdf)
+    from collections import Counter
+
+    need = Counter(c.name for c in find_game(game).components())
+    assert all(text.count(name) >= n for name, n in need.items())  # each sticker names its component

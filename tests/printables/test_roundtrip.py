@@ -161,9 +161,9 @@ def _has_box(boxes: list[tuple[float, float]], w: float, h: float, tol: float = 
 def test_printed_size_is_true_size(game: str) -> None:
     """A component's face measures its catalog size on paper (and its tag is its catalog side)."""
     pdf = _pdf(game, "all")
-    first_page = {s.value for s in _scan(game, "all").tags if s.page == 0}
+    first_page = {s.value for s in _scan(game, "all").tags if s.page == 1}  # page 0: the reference page
     component = next(c for c in find_game(game).components() if c.tag in first_page)
-    boxes = _path_boxes_mm(pdf, 0)
+    boxes = _path_boxes_mm(pdf, 1)
     w, h = component.size_mm
     assert _has_box(boxes, w, h) or _has_box(boxes, h, w)  # a grid may turn a face a quarter
     side = marker_layout(game, component).tag.size_mm
