@@ -65,6 +65,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from .store import local_time
 
     app.add_template_filter(local_time, "local_time")
+    app.add_template_filter(lambda cid, names: names.get(cid, cid), "component_name")
     security.init_app(app)
     errors.init_app(app)
 

@@ -144,7 +144,7 @@ def scan() -> Response:
 # -- plays -----------------------------------------------------------------------
 
 
-def create_play_from(data: dict[str, Any]) -> store.Play:
+def create_play_from(data: dict[str, Any], *, kept: bool = True) -> store.Play:
     game = services.game_or_404(str(data.get("game") or ""))
     players = services.parse_players(data.get("players"))
     raw_options = data.get("options")
@@ -154,7 +154,7 @@ def create_play_from(data: dict[str, Any]) -> store.Play:
     options = services.parse_options(game, raw_options)
     services.check_setup(game, players, options)
     title = str(data.get("title") or "").strip()[:80] or game.name
-    return store.create_play(game.id, title, players, options)
+    return store.create_play(game.id, title, players, options, kept=kept)
 
 
 @bp.post("/api/plays")
@@ -168,6 +168,13 @@ def list_plays() -> Response:
     return jsonify(
         {"plays": [{**p.to_dict(), "states": n} for p, n in store.list_plays()]}
     )
+
+
+@bp.post("/api/plays/<play_id>/keep")
+def keep_play(play_id: str) -> Response:
+    """Keep a sample game in the history (sample games are not kept unless asked)."""
+    store.get_play(play_id)
+    return jsonify(store.keep(play_id).to_dict())
 
 
 @bp.get("/api/plays/<play_id>")

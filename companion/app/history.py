@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
-from . import services, store, tableside
+from . import scorepad, services, store, tableside
 from .api import bgstats, sheet_for
 from .errors import AppError
 
@@ -61,8 +61,20 @@ def replay(play_id: str) -> tuple[str, int]:
         scored = sheet_for(play, seq, True)
     except AppError as exc:
         scored = {"error": exc.message}
+    photo = tableside.photo_path(play.id, seq)
+    data = {
+        "move": services.move_summary(before, state),
+        "names": services.names_of(game),
+        "players": [{"id": p.id, "name": p.name, "colour": p.colour} for p in play.players],
+        "setup": index == 0,
+        "photo": url_for("api.photo", play_id=play.id, seq=seq) if photo else None,
+        "recognition": tableside.photo_overlay(play.id, seq) if photo else None,
+    }
+    pad = scorepad.build(game, scored["sheet"], play.players) if "sheet" in scored else None
     return render_template(
         "replay.html",
+        data=data,
+        pad=pad,
         play=play,
         game=game,
         snap=snap,

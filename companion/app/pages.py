@@ -85,8 +85,10 @@ def try_sample(game_id: str) -> BaseResponse:
     """One click from the home page: a game with the example's players, on its sample photo."""
     game = services.game_or_404(game_id)
     players = services.sample_players(game)
+    for old in store.clear_unkept():  # yesterday's tries nobody kept
+        tableside.forget_photos(old)
     play = create_play_from(
-        {"game": game.id, "title": f"{game.name} (sample)", "players": players, "options": {}}
+        {"game": game.id, "title": f"{game.name} (sample)", "players": players, "options": {}}, kept=False
     )
     return redirect(url_for("pages.table", play_id=play.id, sample=0))
 
@@ -177,6 +179,7 @@ def table(play_id: str) -> str:
             "players": url_for("api.rename_players", play_id=play.id),
             "play": url_for("api.show_play", play_id=play.id),
             "new_game": url_for("pages.new_game"),
+            "keep": url_for("api.keep_play", play_id=play.id),
         },
     }
     return render_template("table.html", play=play, game=game, page=page)

@@ -26,3 +26,8 @@ CREATE TABLE snapshot (
     created_at  TEXT NOT NULL,
     UNIQUE (play_id, seq)
 );
+
+-- migration: 2
+-- A game started on a bundled sample photo is not kept in the history unless the players
+-- keep it (or finish it); kept = 0 games are cleared after a day.
+ALTER TABLE play ADD COLUMN kept INTEGER NOT NULL DEFAULT 1;

@@ -32,6 +32,8 @@ class Play:
     created_at: str
     finished_at: str | None
     final_sheet: dict[str, Any] | None
+    kept: bool = True
+    """False for a sample game nobody chose to keep: left out of the history, cleared later."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -45,6 +47,7 @@ class Play:
             "created_at": self.created_at,
             "finished_at": self.finished_at,
             "final_sheet": self.final_sheet,
+            "kept": self.kept,
         }
 
 
@@ -104,17 +107,42 @@ def _play(row: Any) -> Play:
         row["created_at"],
         row["finished_at"],
         json.loads(row["final_sheet"]) if row["final_sheet"] else None,
+        bool(row["kept"]) if "kept" in row.keys() else True,
     )
 
 
-def create_play(game: str, title: str, players: tuple[Player, ...], options: dict[str, Any]) -> Play:
+def create_play(
+    game: str, title: str, players: tuple[Player, ...], options: dict[str, Any], *, kept: bool = True
+) -> Play:
     play_id = secrets.token_urlsafe(9)
     doc = [{"id": p.id, "name": p.name, "colour": p.colour, "seat": p.seat} for p in players]
     get_db().execute(
-        "INSERT INTO play (id, game, title, players, options, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        (play_id, game, title, json.dumps(doc), json.dumps(options), now()),
+        "INSERT INTO play (id, game, title, players, options, created_at, kept) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (play_id, game, title, json.dumps(doc), json.dumps(options), now(), int(kept)),
     )
     return get_play(play_id)
+
+
+#: An unkept sample game is cleared this long after it was started.
+UNKEPT_DAYS = 1
+
+
+def keep(play_id: str) -> Play:
+    """The players keep a sample game: it joins the history."""
+    get_db().execute("UPDATE play SET kept = 1 WHERE id = ?", (play_id,))
+    return get_play(play_id)
+
+
+def clear_unkept() -> list[str]:
+    """Delete the sample games nobody kept, once they are a day old; their ids."""
+    from datetime import timedelta
+
+    limit = (datetime.now(UTC) - timedelta(days=UNKEPT_DAYS)).isoformat(timespec="seconds")
+    db = get_db()
+    ids = [r[0] for r in db.execute("SELECT id FROM play WHERE kept = 0 AND created_at < ?", (limit,))]
+    for play_id in ids:
+        delete_play(play_id)
+    return ids
 
 
 def get_play(play_id: str) -> Play:
@@ -128,7 +156,7 @@ def list_plays(limit: int = MAX_LIST) -> list[tuple[Play, int]]:
     """Newest first, each with its number of accepted states."""
     rows = get_db().execute(
         "SELECT play.*, (SELECT COUNT(*) FROM snapshot s WHERE s.play_id = play.id) AS n"
-        " FROM play ORDER BY created_at DESC, rowid DESC LIMIT ?",
+        " FROM play WHERE kept = 1 ORDER BY created_at DESC, rowid DESC LIMIT ?",
         (limit,),
     ).fetchall()
     return [(_play(r), int(r["n"])) for r in rows]
@@ -243,11 +271,12 @@ def undo(play_id: str, based_on: int | None = None) -> Snapshot | None:
 
 
 def finish(play_id: str, sheet: dict[str, Any], seq: int | None = None) -> Play:
-    """Close the game with the score sheet of state ``seq``, if that is still the latest one."""
+    """Close the game with the score sheet of state ``seq``, if that is still the latest one;
+    a finished game is kept (a sample game finished too)."""
     with transaction() as db:
         _check_based_on(_last_seq(db, play_id), seq)
         db.execute(
-            "UPDATE play SET finished_at = ?, final_sheet = ? WHERE id = ?",
+            "UPDATE play SET finished_at = ?, final_sheet = ?, kept = 1 WHERE id = ?",
             (now(), json.dumps(sheet), play_id),
         )
     return get_play(play_id)

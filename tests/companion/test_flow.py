@@ -164,7 +164,7 @@ def test_finish_history_export_and_bgstats(client: FlaskClient, token: str, came
     assert "3 added" in detail
 
     replay = client.get(f"/history/{play}/replay?seq=2").get_data(as_text=True)
-    assert "state 2 of 2" in replay and 'id="prev"' in replay and 'id="next"' not in replay
+    assert "move 2 of 2" in replay and 'id="prev"' in replay and 'id="next"' not in replay
 
     export = client.get(f"/api/plays/{play}/export")
     assert export.headers["Content-Disposition"].startswith("attachment")

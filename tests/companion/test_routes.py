@@ -306,8 +306,10 @@ def test_times_are_shown_on_the_tables_clock(app: Any, client: FlaskClient, toke
         time.tzset()
 
 
-def test_replay_writes_cells_as_the_table_page_does(app: Any, client: FlaskClient) -> None:
-    """'park:yellow 1,-3' as on the table page, not a Python list broken over two lines."""
+def test_replay_lists_the_pieces_by_name_not_code(app: Any, client: FlaskClient) -> None:
+    """The board at a move in the players' words: names by area, no codes or coordinates."""
+    import re
+
     from companion.app import services, store
     from scoring import find_game
 
@@ -318,7 +320,10 @@ def test_replay_writes_cells_as_the_table_page_does(app: Any, client: FlaskClien
         state = services.with_seats(services.load_state(game, game.example_state()), players, {})
         store.append(play.id, services.state_doc(state), [], {}, "manual")
     page = client.get(f"/history/{play.id}/replay?seq=1").get_data(as_text=True)
-    placed = next(p for p in state.placements if isinstance(p.cell, tuple))
-    x, y = placed.cell
-    assert f"({placed.component}) to {placed.area} {x},{y}</li>" in page
-    assert "[" not in page.split("<h2>The move</h2>")[1].split("</ul>")[0]
+    board = re.sub(r"<[^>]+>", " ", page.split('id="board-list"')[1].split("</ul>")[0])
+    names = services.names_of(game)
+    for p in state.placements:
+        assert names[p.component] in board
+    shown = set(re.findall(r"[A-Z][A-Z0-9-]+", board))
+    assert not shown & {p.component for p in state.placements if p.component != names[p.component]}
+    assert "park:" not in board and not re.search(r"-?\d+,\s*-?\d+", board)

@@ -86,7 +86,7 @@ def test_plays_survive_a_restart(tmp_path: Path) -> None:
 def test_deleting_a_play_deletes_its_states(tmp_path: Path) -> None:
     conn = connect(str(tmp_path / "x.sqlite"))
     migrate(conn)
-    conn.execute("INSERT INTO play VALUES ('p', 'biomos', 't', '[]', '{}', 'now', NULL, NULL)")
+    conn.execute("INSERT INTO play (id, game, title, players, options, created_at) VALUES ('p', 'biomos', 't', '[]', '{}', 'now')")
     conn.execute(
         "INSERT INTO snapshot (play_id, seq, state, source, created_at) VALUES ('p', 1, '{}', 'manual', 'now')"
     )

@@ -87,7 +87,7 @@ const CompanionOverlay = (() => {
     const canvas = stage.querySelector("canvas.overlay");
     const ctx = canvas.getContext("2d");
     const media = () => [...viewport.querySelectorAll("img, video")].find((m) => !m.hidden);
-    let rec = null, opts = {}, drawn = [], zoom = 1, pan = [0, 0], tapHandler = null;
+    let rec = null, opts = {}, drawn = [], zoom = 1, pan = [0, 0], tapHandler = null, labelBoxes = [];
     const view = { extra: [] };
 
     function frameSize() {
@@ -146,7 +146,7 @@ const CompanionOverlay = (() => {
         ctx.fillText(s.label, spot[0] + font * 0.3, spot[1] + font * 1.05);
       }
       for (const draw of view.extra) draw(ctx, { perCss, lw });
-      view.labels = placed.length;
+      labelBoxes = placed;
     }
 
     function applyTransform() {
@@ -219,6 +219,8 @@ const CompanionOverlay = (() => {
       zoomBy(f) { setZoom(zoom * f); },
       get zoom() { return zoom; },
       shapes: () => drawn.slice(),
+      /* Where the labels went, in photo pixels (for checking that none overlaps another). */
+      labelBoxes: () => labelBoxes.slice(),
     });
     return view;
   }

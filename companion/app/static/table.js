@@ -437,6 +437,12 @@
     send(lastForm(), { still: true });
   }
   document.querySelectorAll(".sample-btn").forEach((b) => b.addEventListener("click", () => useSample(Number(b.dataset.sample))));
+  if ($("keep")) {
+    $("keep").addEventListener("click", async () => {
+      const r = await Companion.postJSON(page.urls.keep, {});
+      if (r.ok) { $("keep-box").hidden = true; $("status").textContent = "Kept: this game is in the history."; }
+    });
+  }
   renderPlayers();
   if (window.matchMedia && window.matchMedia("(max-width: 700px)").matches) $("legend").open = false;
   if (page.sample !== null && page.sample !== undefined && page.game.samples.length) useSample(Number(page.sample) || 0);
