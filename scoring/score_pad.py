@@ -32,6 +32,8 @@ class ScorePad:
     categories: tuple[Category, ...]
     neutral: tuple[tuple[str, str], ...] = ()
     """(player id, name) of scorers that are part of the game, not people at the table."""
+    areas: tuple[tuple[str, str], ...] = ()
+    """(area kind, words): what players call each kind of area ("park", "planet board")."""
 
     def label(self, rule: str) -> str:
         """The rulebook's words for a rule key; an unknown key in plain words as a fallback."""
@@ -66,4 +68,7 @@ def score_pad(game_id: str) -> ScorePad:
     neutral = doc.get("neutral", {})
     if not isinstance(neutral, dict) or not all(isinstance(v, str) for v in neutral.values()):
         raise CatalogError(f"{game_id}/score_pad.toml: [neutral] maps player ids to names")
-    return ScorePad(game_id, tuple(categories), tuple(neutral.items()))
+    areas = doc.get("areas", {})
+    if not isinstance(areas, dict) or not all(isinstance(v, str) for v in areas.values()):
+        raise CatalogError(f"{game_id}/score_pad.toml: [areas] maps area kinds to words")
+    return ScorePad(game_id, tuple(categories), tuple(neutral.items()), tuple(areas.items()))

@@ -247,7 +247,7 @@ def frame(play_id: str) -> Response:
     ]
     doc["players_changed"] = bool(setup and setup.changed)
     doc["players_left_out"] = [p.name for p in setup.left_out] if setup else []
-    doc["other_game"] = tableside.other_game(game, result.overlay, len(result.state.placements))
+    doc["other_game"] = tableside.other_game(image, game, result)
     tableside.remember(play.id, doc["state"], image, result.overlay)
     return jsonify(doc)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
+from scoring.score_pad import score_pad
+
 from . import scorepad, services, store, tableside
 from .api import bgstats, sheet_for
 from .errors import AppError
@@ -65,6 +67,7 @@ def replay(play_id: str) -> tuple[str, int]:
     data = {
         "move": services.move_summary(before, state),
         "names": services.names_of(game),
+        "areas": dict(score_pad(game.id).areas),
         "players": [{"id": p.id, "name": p.name, "colour": p.colour} for p in play.players],
         "setup": index == 0,
         "photo": url_for("api.photo", play_id=play.id, seq=seq) if photo else None,

@@ -16,6 +16,8 @@ from flask import (
 )
 from werkzeug.wrappers import Response as BaseResponse
 
+from scoring.score_pad import score_pad
+
 from . import scorepad, services, store, tableside
 from .api import create_play_from, game_summary, sheet_for
 from .errors import AppError
@@ -166,6 +168,7 @@ def table(play_id: str) -> str:
         "play": play.to_dict(),
         "game": game_summary(game),
         "names": services.names_of(game),
+        "areas": dict(score_pad(game.id).areas),
         "current": last.to_dict() if last else None,
         "host_camera": current_app.config.get("HOST_CAMERA") is not None,
         "sample": request.args.get("sample"),
@@ -200,7 +203,7 @@ def score(play_id: str) -> tuple[str, int]:
             "score.html", play=play, game=game, scored=None, refusal=exc.message,
             can_confirm=exc.reason == "unconfirmed_problems", seq=seq,
             data={"events": url_for("api.events", play_id=play.id), "seq": _latest_seq(play.id)},
-        ), 409
+        ), 200  # a page saying what to do next, not a failed load (the JSON API answers 409)
     pad = scorepad.build(game, scored["sheet"], play.players)
     photo = tableside.photo_path(play.id, scored["seq"])
     data = {

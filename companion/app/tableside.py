@@ -21,6 +21,7 @@ from scoring.model import BoardState, Game, Player, PlayerId
 from scoring.payload import ComponentRef, parse_payload
 
 from . import services
+from .errors import AppError
 
 #: Codes of one other game, and none placed of this one, that make a photo "another game's".
 OTHER_GAME_CODES = 3
@@ -73,19 +74,37 @@ def setup_scan(image: Any, game: Game, seated: Sequence[Player], options: dict[s
     return SetupScan(scan, tuple(players), not same, tuple(p for p in seated if p.id not in kept))
 
 
-def other_game(game: Game, overlay: dict[str, Any], placed: int) -> dict[str, str] | None:
-    """The game whose codes a photo shows instead of this one's, by the codes' printed game."""
-    games = Counter()
-    for item in overlay.get("foreign", []) or []:
+def other_game(image: Any, game: Game, scan: services.Scan) -> dict[str, str] | None:
+    """The game a photo shows instead of this one: named by its printed codes, or else,
+    when the photo places nothing of this game among several markers, by which game reads it."""
+    placed = len(scan.state.placements)
+    games: Counter[str] = Counter()
+    for item in scan.overlay.get("foreign", []) or []:
         ref = parse_payload(str(item.get("text", "")))
         if isinstance(ref, ComponentRef) and ref.game != game.id:
             games[ref.game] += 1
-    if not games:
+    if games:
+        gid, count = games.most_common(1)[0]
+        if count >= OTHER_GAME_CODES and count > placed:
+            return _named(gid)
+    markers = len(scan.overlay.get("foreign", []) or []) + len(scan.overlay.get("disagreements", []) or [])
+    if placed or markers < OTHER_GAME_CODES:
         return None
-    gid, count = games.most_common(1)[0]
-    if count < OTHER_GAME_CODES or count <= placed:
-        return None
-    other = services.game_or_404(gid)
+    best, most = None, OTHER_GAME_CODES - 1
+    for other in services.game_list():
+        if other.id == game.id:
+            continue
+        try:
+            count = len(services.recognise(image, other).state.placements)
+        except AppError:
+            continue
+        if count > most:
+            best, most = other.id, count
+    return _named(best) if best else None
+
+
+def _named(game_id: str) -> dict[str, str]:
+    other = services.game_or_404(game_id)
     return {"id": other.id, "name": other.name}
 
 

@@ -133,7 +133,7 @@ const CompanionOverlay = (() => {
         // Asked about something: only its names. Otherwise a piece too small on screen to
         // carry its name keeps just its outline until the players zoom in (or tap it).
         if (focused && s.style !== "focus") continue;
-        if (!important && Math.max(x1 - x0, y1 - y0) / perCss < 34) continue;
+        if (!important && Math.max(x1 - x0, y1 - y0) / perCss < 26) continue;
         const tw = ctx.measureText(s.label).width + font * 0.6, th = font * 1.35;
         const cx = (x0 + x1) / 2;
         const spots = [[cx - tw / 2, y0 - th - lw], [cx - tw / 2, (y0 + y1) / 2 - th / 2], [cx - tw / 2, y1 + lw]];
@@ -217,11 +217,11 @@ const CompanionOverlay = (() => {
       redraw,
       onTap(fn) { tapHandler = fn; },
       zoomBy(f) { setZoom(zoom * f); },
-      get zoom() { return zoom; },
       shapes: () => drawn.slice(),
       /* Where the labels went, in photo pixels (for checking that none overlaps another). */
       labelBoxes: () => labelBoxes.slice(),
     });
+    Object.defineProperty(view, "zoom", { get: () => zoom });
     return view;
   }
 

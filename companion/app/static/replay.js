@@ -4,6 +4,7 @@
   const data = JSON.parse(document.getElementById("page-data").textContent);
   const { el } = Companion;
   const W = CompanionWords;
+  W.setAreas(data.areas);
   const words = W.move(data.move, data.names, data.players, data.setup);
   document.getElementById("move-summary").textContent = words.sentence;
   const list = document.getElementById("move-list");

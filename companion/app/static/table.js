@@ -10,6 +10,7 @@
   const $ = (id) => document.getElementById(id);
   const { el, clear } = Companion;
   const W = CompanionWords;
+  W.setAreas(page.areas);
 
   const FRAME_INTERVAL_MS = 250;     // at most 4 frames a second from the browser's camera
   const JPEG_QUALITY = 0.85;
@@ -177,7 +178,7 @@
       dismissedKey = null;
       return;
     }
-    if (result.other_game && !result.setup) return;    // never offer to wipe the board for another game
+    if (result.other_game) return;    // another game's photo: named, never offered as a move
     if (stable && !pinned && (single || key !== dismissedKey)) {
       pinned = { key, state: result.state, based_on: result.based_on, setup: result.setup,
         move: result.move, violations: result.violations || [], problems: result.problems, source: mode,

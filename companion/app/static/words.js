@@ -12,10 +12,13 @@ const CompanionWords = (() => {
   }
 
   /* "park:yellow" -> "Yellow's park"; "market" -> "the market"; no area -> "beside the board". */
+  let areaWords = {};
+  const setAreas = (words) => { areaWords = words || {}; };
+
   function area(id, players) {
     if (!id) return "beside the board";
     const [kind, owner] = String(id).split(":", 2);
-    const words = kind.replace(/[_-]+/g, " ");
+    const words = areaWords[kind] || kind.replace(/[_-]+/g, " ");
     if (owner !== undefined) {
       const p = (players || []).find((q) => q.id === owner);
       return p ? `${p.name}'s ${words}` : `the ${words}`;
@@ -104,5 +107,5 @@ const CompanionWords = (() => {
     .replace(/\s*->\s*/g, ": ")
     .replace(/\b[A-Z0-9][A-Z0-9-]{1,11}\b/g, (code) => (names && names[code] ? names[code] : code));
 
-  return { area, move, advice, problemAdvice, plain, plural, cap, joinAnd };
+  return { setAreas, area, move, advice, problemAdvice, plain, plural, cap, joinAnd };
 })();
