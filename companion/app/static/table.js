@@ -360,6 +360,7 @@
   }
 
   // -- players ----------------------------------------------------------------------------
+  let renderedPlayers = null;
   function renderPlayers() {
     const line = $("players-line"); clear(line);
     for (const p of players()) {
@@ -369,6 +370,10 @@
       span.append(dot, p.name);
       line.append(span);
     }
+    // The form is rebuilt only when the players changed, never under someone's typing.
+    const signature = JSON.stringify(players());
+    if (renderedPlayers === signature) return;
+    renderedPlayers = signature;
     const form = $("players-form"); clear(form);
     players().forEach((p, i) => {
       const row = el("div", { class: "row" });
