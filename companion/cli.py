@@ -180,10 +180,14 @@ def cmd_print(args: argparse.Namespace) -> int:
             bleed_mm=args.bleed,
             start_label=args.start_label,
             label_sheet=args.label_sheet,
+            gutter_mm=args.gutter,
+            fold=args.fold,
+            ink_saver=args.ink_saver,
         )
     except printables.PrintError as exc:
         message = str(exc)
-        for name, option in (("label_sheet", "--label-sheet"), ("bleed_mm", "--bleed"), ("start_label", "--start-label")):
+        for name, option in (("label_sheet", "--label-sheet"), ("bleed_mm", "--bleed"), ("start_label", "--start-label"),
+                             ("gutter_mm", "--gutter")):
             message = message.replace(name, option)
         _fail(message)
     out = Path(args.output)
@@ -304,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper", default="a4", choices=("a4", "letter"))
     p.add_argument("--bleed", type=float, default=0.0, metavar="MM", help="bleed in mm")
     p.add_argument("--label-sheet", default=None, help="label layout for --what stickers")
+    p.add_argument("--gutter", type=float, default=0.0, metavar="MM", help="space between cards (default: shared cut lines)")
+    p.add_argument("--fold", action="store_true", help="fold-and-glue pairs instead of duplex back pages")
+    p.add_argument("--ink-saver", action="store_true", help="white faces with coloured bands")
     p.add_argument(
         "--start-label", type=int, default=1, metavar="N", help="first free label on the sheet"
     )

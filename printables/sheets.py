@@ -239,6 +239,8 @@ def pack(
     return pages
 
 
+GRID_MIN = 4
+"""Fewer faces of one size than this (cards aside) go in rows with the others, not on a grid page of their own."""
 EDGE_MM = 4.0
 """Grid pages: least room between the page edge and a trim (crop marks run in it)."""
 
@@ -356,6 +358,8 @@ def _packed(
             groups.setdefault(c.size_mm, []).append(c)
         else:
             rest.append(c)
+    for size in [k for k, g in groups.items() if len(g) < GRID_MIN and section is not Section.CARDS]:
+        rest.extend(groups.pop(size))  # a lone board piece or binoculars shares a page rather than fill one
     pages: list[Page] = []
     for group in sorted(groups.values(), key=lambda g: (-g[0].size_mm[1], -g[0].size_mm[0])):
         two_sided = [c for c in group if c.back is not None]

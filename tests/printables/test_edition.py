@@ -231,3 +231,23 @@ def test_sticker_edition_fits_few_pages(game: str, paper: str) -> None:
 
     need = Counter(c.name for c in find_game(game).components())
     assert all(text.count(name) >= n for name, n in need.items())  # each sticker names its component
+
+
+# -- work done per edition (the seconds are measured by bench/print_speed.py) ---------------
+
+
+@pytest.mark.parametrize("game", ["borneo", "rainforest"])
+def test_an_edition_describes_each_face_once(game: str) -> None:
+    """A complete edition builds each face description and each QR matrix once, however often it is drawn."""
+    from printables import faces, symbols
+    from scoring.markers import marker_layout
+
+    faces.face_of.cache_clear()
+    symbols.qr_matrix.cache_clear()
+    first = build_pdf(game)
+    comps = find_game(game).components()
+    sides = sum(1 for p in _pages(game) for _ in p.placed)
+    with_qr = sum(1 for c in comps if marker_layout(game, c).qr is not None)
+    assert symbols.qr_matrix.cache_info().misses == with_qr
+    assert faces.face_of.cache_info().misses <= sides
+    assert build_pdf(game) == first  # deterministic: the same bytes every time
