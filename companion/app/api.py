@@ -71,6 +71,7 @@ def game_summary(game: Game) -> dict[str, Any]:
         "name": game.name,
         "options": services.game_options(game),
         "option_rules": services.option_rules(game),
+        "option_choices": {o.name: list(o.choices) for o in game.info.options if o.choices},
         "players": services.example_players(game),
         "samples": [
             url_for("pages.sample_photo", game_id=game.id, index=i)

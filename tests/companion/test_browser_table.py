@@ -145,6 +145,7 @@ def test_first_game_on_the_sample(server: str, browser: Any, gid: str, viewport:
     assert page.evaluate("CompanionTable.view.zoom") > 2
     _assert_labels_readable(page)
     assert len(_labels_on_screen(page)) >= before  # more room: at least as many names
+    shoot(page, f"{gid}-{viewport}-overlay-zoomed", full=False)
     page.click("[data-zoom=fit]")
 
     # A tap on a piece names it.
@@ -198,6 +199,12 @@ def test_first_game_on_the_sample(server: str, browser: Any, gid: str, viewport:
     button = max(page.query_selector_all("button.cell"), key=lambda b: int(b.text_content()))
     button.click()
     poll(page, "() => document.querySelector('#cell-detail h2') !== null")
+    player = button.get_attribute("data-player")
+    name = page.text_content(f'#pad thead th[data-player="{player}"]').strip()
+    rule = button.get_attribute("data-rule")
+    heading = page.text_content("#cell-detail h2")
+    # The explanation is of the number tapped: its player, its category, its points.
+    assert heading == f"{name} · {pad.label(rule)}: {button.text_content()} point{'s' if button.text_content() != '1' else ''}", heading
     detail = page.text_content("#cell-detail ul.items")
     assert detail.strip()
     _no_codes(detail, gid)

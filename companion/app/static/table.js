@@ -44,6 +44,8 @@
   function draw() {
     if (!lastResult) { view.clear(); return; }
     view.show(lastResult.recognition || {}, { bad: badComponents(lastResult), focus });
+    const named = view.labelBoxes().length, pieces = view.shapes().filter((s) => s.label).length;
+    $("stage-hint").hidden = named >= pieces;
   }
 
   view.onTap((shape) => {
@@ -141,6 +143,7 @@
     $("accept").disabled = mustConfirm; $("accept-anyway").disabled = mustConfirm;
     $("state-error").hidden = true;
   }
+  ["in", "out", "fit"].forEach((z) => document.querySelector(`[data-zoom=${z}]`).addEventListener("click", () => draw()));
   $("removal-ok").addEventListener("change", (e) => { $("accept").disabled = !e.target.checked; $("accept-anyway").disabled = !e.target.checked; });
 
   function showOtherGame(result) {
@@ -198,6 +201,7 @@
     lastResult = null; lastKey = null; pinned = null; dismissedKey = null;
     showProposal();
     still.hidden = true; still.removeAttribute("src");
+    document.body.classList.remove("has-photo");
     view.clear();
     clear($("seen")); clear($("problem-list"));
     $("problems").textContent = ""; $("problems").className = "muted";
@@ -269,6 +273,7 @@
     }
     mode = "camera"; lastForm = null;
     video.srcObject = stream; video.hidden = false; still.hidden = true;
+    document.body.classList.add("has-photo");
     await video.play().catch(() => {});
     $("camera-stop").hidden = false;
     $("status").textContent = "Camera on: hold it over the table.";
@@ -283,7 +288,7 @@
     video.hidden = true; $("camera-stop").hidden = true;
   }
 
-  function showStill(url) { stopCamera(); still.hidden = false; still.src = url; }
+  function showStill(url) { stopCamera(); still.hidden = false; still.src = url; document.body.classList.add("has-photo"); }
 
   // -- host camera ------------------------------------------------------------------------
   let hostTimer = null;
@@ -423,7 +428,7 @@
   $("camera-start").addEventListener("click", () => { if (hostTimer) clearTimeout(hostTimer); startCamera(); });
   $("camera-stop").addEventListener("click", () => { stopCamera(); $("status").textContent = "Camera off."; });
   $("camera-pick").addEventListener("change", (e) => startCamera(e.target.value));
-  if ($("host-start")) $("host-start").addEventListener("click", () => { stopCamera(); mode = "host"; lastForm = null; still.hidden = false; pollHost(); });
+  if ($("host-start")) $("host-start").addEventListener("click", () => { stopCamera(); mode = "host"; lastForm = null; still.hidden = false; document.body.classList.add("has-photo"); pollHost(); });
 
   $("upload").addEventListener("change", (e) => {
     const file = e.target.files && e.target.files[0];
