@@ -324,6 +324,8 @@ def test_another_games_photo_is_named_never_accepted(server: str, browser: Any) 
     assert "Habitats" in page.text_content("#other-game-text")
     assert page.get_attribute("#other-game-link", "href").endswith("?game=habitats")
     assert page.is_hidden("#decide-bar")  # nothing to accept: the board is never wiped in one click
+    assert "shows Habitats, not Rainforest" in page.text_content("#status")
+    assert _in_view(page, "#other-game-link")
     shoot(page, "table-phone-other-game", full=False)
     assert not tab.errors, tab.errors
     context.close()

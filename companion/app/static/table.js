@@ -121,8 +121,10 @@
     for (const t of words.items) ml.append(el("li", {}, t));
     $("move-details-summary").textContent = `Every change (${words.items.length})`;
     $("move-details").hidden = words.items.length === 0;
-    const vl = $("violation-list"); clear(vl);
-    for (const v of pinned.violations) vl.append(el("li", { "data-code": v.code }, W.plain(v.message, page.names)));
+    const vl = $("violation-list"), rest = $("violation-rest"); clear(vl); clear(rest);
+    pinned.violations.forEach((v, i) => (i < 3 ? vl : rest).append(el("li", { "data-code": v.code }, W.plain(v.message, page.names))));
+    $("violation-more").hidden = pinned.violations.length <= 3;
+    $("violation-more-summary").textContent = `${W.plural(pinned.violations.length - 3, "more rule")} broken`;
     $("violations").hidden = !illegal;
     const note = $("players-note");
     note.hidden = !pinned.playersChanged;
@@ -166,6 +168,11 @@
     showOtherGame(result);
     draw();
     hooks.results.forEach((fn) => fn(result));
+    if (result.other_game) {
+      $("status").textContent = `This photo shows ${result.other_game.name}, not ${page.game.name}: nothing was changed.`;
+      if (pinned) { pinned = null; showProposal(); }
+      return;                      // named, never offered as a move
+    }
     if (result.state_error) {
       $("state-error").textContent = W.plain(result.state_error);
       $("state-error").hidden = false;
@@ -181,7 +188,6 @@
       dismissedKey = null;
       return;
     }
-    if (result.other_game) return;    // another game's photo: named, never offered as a move
     if (stable && !pinned && (single || key !== dismissedKey)) {
       pinned = { key, state: result.state, based_on: result.based_on, setup: result.setup,
         move: result.move, violations: result.violations || [], problems: result.problems, source: mode,

@@ -104,6 +104,7 @@ const CompanionWords = (() => {
   /* A scan's message without the ids in brackets ("Blue (blue)" -> "Blue"). */
   const plain = (text, names) => String(text || "")
     .replace(/\s*\([a-z0-9-]+\)/g, "")
+    .replace(/\s*(?:at\s+)?\(-?\d+,\s*-?\d+\)/g, "")
     .replace(/\s*->\s*/g, ": ")
     .replace(/\b[A-Z0-9][A-Z0-9-]{1,11}\b/g, (code) => (names && names[code] ? names[code] : code));
 
