@@ -344,6 +344,8 @@ class BorneoGame(BaseGame):
 
     def placed_tile(self, p: Placement) -> PlacedTile | None:
         """The tile a placement lays on a platform; None for every other placement."""
+        if not p.area.startswith("platform:"):
+            return None
         parsed = split_area(p.area)
         if parsed is None or parsed[0] is not Area.PLATFORM or not isinstance(p.cell, str):
             return None
@@ -504,6 +506,9 @@ class _Move:
         self.before = before
         self.after = after
         self.out: list[Violation] = []
+        # one look-up table per state: a move's checks ask where a component lies many times
+        self.was = {p.component: p for p in before.placements}
+        self.now = {p.component: p for p in after.placements}
 
     def add(self, rule: Rule, message: str, *, cells: Sequence[Any] = (), area: str | None = None,
             components: Iterable[str] = ()) -> None:
@@ -559,7 +564,7 @@ class _Move:
         out = {}
         for p in self.after.placements:
             owner = self.game.owner(p, Area.EARNED)
-            if owner is not None and self.game.owner(self.before.placement_of(p.component), Area.EARNED) != owner:
+            if owner is not None and self.game.owner(self.was.get(p.component), Area.EARNED) != owner:
                 out[p.component] = owner
         return out
 
@@ -568,7 +573,7 @@ class _Move:
             owner = self.game.owner(p, Area.EARNED)
             if owner is None:
                 continue
-            now = self.after.placement_of(p.component)
+            now = self.now.get(p.component)
             if now is None or now.area != p.area or now.on != p.on:
                 self.add(Rule.EARNED_CHANGED,
                          f"{p.component} was earned by {owner} and must stay in its food chain",
@@ -588,7 +593,7 @@ class _Move:
                      components=list(new_cards))
         if owners:
             return owners[0]
-        hands = {self.game.owner(self.before.placement_of(t), Area.HAND) for t in new_tiles} - {None}
+        hands = {self.game.owner(self.was.get(t), Area.HAND) for t in new_tiles} - {None}
         return next(iter(hands)) if len(hands) == 1 else None
 
     def _check_sources(self, active: str | None, new_tiles: list[str], new_cards: Mapping[str, str],
@@ -596,7 +601,7 @@ class _Move:
         for t in new_tiles:
             if t in before_tiles:
                 continue  # re-laid under Blight
-            was = self.before.placement_of(t)
+            was = self.was.get(t)
             if was is None:
                 continue  # not seen before: nothing to say
             owner = self.game.owner(was, Area.HAND)
@@ -606,7 +611,7 @@ class _Move:
                      f"tile {t} came from {was.area}, not from the hand of {active or 'the active player'}",
                      components=[t])
         for card, owner in new_cards.items():
-            was = self.before.placement_of(card)
+            was = self.was.get(card)
             if was is None or was.area == Area.GALLERY.value or was.area == f"{Area.HAND.value}:{owner}":
                 continue
             self.add(Rule.CARD_NOT_AVAILABLE,
@@ -703,7 +708,7 @@ class _Move:
             self._check_prey(card, active, earned_so_far)
 
     def _check_prey(self, card: AnimalCard, active: str | None, earned_so_far: list[str]) -> None:
-        placement = self.after.placement_of(card.id)
+        placement = self.now.get(card.id)
         prey_names = ", ".join(self.cat.species[s].name for s in card.species.prey)
         prey_id = placement.on if placement else None
         if prey_id is None or prey_id not in earned_so_far:
