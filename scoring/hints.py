@@ -345,3 +345,33 @@ def where_field(where: Mapping[str, Any], name: str, kind: type | tuple[type, ..
     if not isinstance(value, kind) or isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
         raise HintError(f"place: {name!r} has the wrong type ({value!r})")
     return value
+
+
+def board_space(state: BoardState, placement: Placement) -> dict[str, Any] | None:
+    """The printed board space a placement's named cell is on, for drawing it on a photo.
+
+    The board is the component on the table whose printed spaces name the cell: the one in the
+    same area, else one in an area of the same owner (``player:ana`` for ``clearing:ana``),
+    else the one the area names (``platform:U1`` lies on board ``U1``).
+    """
+    if not isinstance(placement.cell, str):
+        return None
+    game = find_game(state.game)
+    owner = placement.area.partition(":")[2]
+    ranked: list[tuple[int, Placement]] = []
+    for p in state.placements:
+        spaces = game.component_index[p.component].spaces if p.component in game.component_index else ()
+        if not any(s.name == placement.cell for s in spaces):
+            continue
+        if p.area == placement.area:
+            ranked.append((0, p))
+        elif owner and p.area.partition(":")[2] == owner:
+            ranked.append((1, p))
+        elif owner == p.component:
+            ranked.append((2, p))
+    if not ranked:
+        return None
+    board = min(ranked, key=lambda r: r[0])[1]
+    component = game.component_index[board.component]
+    space = next(s for s in component.spaces if s.name == placement.cell)
+    return {"component": board.component, "size_mm": list(component.size_mm), "at_mm": [space.x_mm, space.y_mm]}

@@ -14,6 +14,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from scoring.hints import (
     HintError,
+    board_space,
     Refusal,
     explain,
     find_hints,
@@ -79,8 +80,11 @@ def answer(game: Game, state: BoardState, player: str, component: Any, at: Any, 
             verdict = explain(state, component, player, place)
             doc["verdict"] = refusal_to_json(verdict) if isinstance(verdict, Refusal) else spot_to_json(verdict)
             return doc
-        doc.update(hints_to_json(find_hints(state, component, player)))
+        hints = find_hints(state, component, player)
+        doc.update(hints_to_json(hints))
         doc["name"] = names.get(component, component)
+        for spot_doc, spot in zip(doc["spots"], hints.spots, strict=True):
+            spot_doc["board"] = board_space(hints.before, spot.place.placement) if spot.place.placement else None
     except HintError as exc:
         raise AppError(400, "bad_question", str(exc)) from exc
     return doc
