@@ -5,20 +5,17 @@
    last accepted state; they are placed on the photo with the positions of the recognised
    components (a grid fitted through their cells, the board a named space is printed on, or the
    component a token lies on). A tap on a spot explains it; a tap on an empty cell asks the rules
-   why it is not a spot. The table page announces each frame with a "companion:frame" event. */
+   why it is not a spot. It hooks into the table page through window.CompanionTable: each result
+   of a frame, and a drawing on the page's overlay (view.extra), so it zooms with the photo. */
 "use strict";
 (() => {
   const root = document.getElementById("hints");
   const stage = document.getElementById("stage");
-  if (!root || !stage) return;
+  const table = window.CompanionTable;
+  if (!root || !stage || !table) return;
   const { request, el, clear } = Companion;
   const $ = (id) => document.getElementById(id);
-  const page = JSON.parse(document.getElementById("page-data").textContent);
-  const names = page.names || {};
-
-  const layer = el("canvas", { class: "hints-layer", "aria-hidden": "true", "data-testid": "hints-layer" });
-  stage.append(layer);
-  const ctx = layer.getContext("2d");
+  const overlay = stage.querySelector("canvas.overlay");
 
   let player = null, piece = "", frame = null, answer = null, groups = [], picked = null, asked = 0;
 
@@ -125,17 +122,16 @@
     return `rgb(${mix(100, 22)}, ${mix(116, 163)}, ${mix(139, 74)})`;
   }
 
-  function draw() {
-    const still = document.getElementById("still"), video = document.getElementById("video");
-    const size = frame && frame.recognition && frame.recognition.image_size;
-    const w = (size && size[0]) || still.naturalWidth || video.videoWidth || 1280;
-    const h = (size && size[1]) || still.naturalHeight || video.videoHeight || 720;
-    if (layer.width !== w || layer.height !== h) { layer.width = w; layer.height = h; }
-    ctx.clearRect(0, 0, w, h);
+  function discRadius(width) {        // a third of a grid cell where the table is a grid, else a fixed share
+    const spot = answer && answer.spots && answer.spots[0];
+    const grid = spot && spot.placement && Array.isArray(spot.placement.cell) ? gridOf(spot.placement.area) : null;
+    const fallback = Math.max(16, Math.round(width / 60));
+    return grid ? Math.max(14, Math.min(Math.round(grid.size / 3), width / 25)) : fallback;
+  }
+
+  function layout() {                // spots grouped by where they fall on the photo
     groups = [];
     if (!player || !answer || !answer.spots) return;
-    const totals = answer.spots.map((s) => s.total);
-    const lo = Math.min(...totals), hi = Math.max(...totals);
     const byKey = new Map();
     for (const spot of answer.spots) {
       const at = spotPoint(spot);
@@ -145,19 +141,33 @@
       byKey.get(key).spots.push(spot);
     }
     groups = [...byKey.values()];
-    const r = Math.max(16, Math.round(w / 70));
-    const fs = Math.round(r * 0.9);
+  }
+
+  function paint(ctx) {               // view.extra: drawn on the overlay after the outlines
+    if (!player || !groups.length) return;
+    const totals = answer.spots.map((s) => s.total);
+    const lo = Math.min(...totals), hi = Math.max(...totals);
+    const r = discRadius(overlay.width);
+    ctx.save();
+    ctx.font = `bold ${Math.round(r * 0.9)}px system-ui, sans-serif`;
+    ctx.textAlign = "center"; ctx.textBaseline = "middle";
     for (const g of groups) {
       const best = Math.max(...g.spots.map((s) => s.total));
-      ctx.save();
       ctx.beginPath(); ctx.arc(g.at[0], g.at[1], r, 0, 2 * Math.PI);
-      ctx.fillStyle = colour(best, lo, hi); ctx.globalAlpha = 0.88; ctx.fill();
-      ctx.globalAlpha = 1; ctx.lineWidth = g === picked ? 5 : 2; ctx.strokeStyle = "#fff"; ctx.stroke();
-      ctx.font = `bold ${fs}px system-ui, sans-serif`; ctx.fillStyle = "#fff";
-      ctx.textAlign = "center"; ctx.textBaseline = "middle";
+      ctx.fillStyle = colour(best, lo, hi); ctx.globalAlpha = 0.9; ctx.fill();
+      ctx.globalAlpha = 1; ctx.lineWidth = g === picked ? r / 4 : r / 10; ctx.strokeStyle = "#fff"; ctx.setLineDash([]); ctx.stroke();
+      ctx.fillStyle = "#fff";
       ctx.fillText(`${best >= 0 ? "+" : ""}${best}`, g.at[0], g.at[1]);
-      ctx.restore();
     }
+    ctx.restore();
+  }
+  table.view.extra.push(paint);
+
+  function draw() {
+    layout();
+    table.view.redraw();
+    root.dataset.spotsDrawn = String(player ? groups.length : 0);
+    if (!player || !answer || !answer.spots) return;
     $("hints-status").textContent = answer.spots.length
       ? `${answer.spots.length} legal spot(s); best ${answer.best >= 0 ? "+" : ""}${answer.best}.`
         + (groups.length ? " Tap a spot on the photo." : " (Show a photo of the table to see them on it.)")
@@ -202,23 +212,26 @@
     for (const x of v.violations || []) box.append(el("p", { "data-code": x.code }, x.message));
   }
 
-  layer.addEventListener("click", (event) => {
-    if (!answer) return;
-    const rect = layer.getBoundingClientRect();
-    const x = (event.clientX - rect.left) * (layer.width / rect.width);
-    const y = (event.clientY - rect.top) * (layer.height / rect.height);
-    const r = Math.max(16, Math.round(layer.width / 70)) * 1.4;
+  // A tap on the photo while hints are on: a spot is explained, an empty cell is asked about.
+  stage.addEventListener("click", (event) => {
+    if (!player || !answer || event.target.closest("button")) return;
+    const rect = overlay.getBoundingClientRect();
+    const x = (event.clientX - rect.left) * (overlay.width / rect.width);
+    const y = (event.clientY - rect.top) * (overlay.height / rect.height);
+    const r = discRadius(overlay.width) * 1.4;
     let best = null, dist = Infinity;
     for (const g of groups) {
       const d = Math.hypot(g.at[0] - x, g.at[1] - y);
       if (d < dist) { dist = d; best = g; }
     }
-    if (best && dist <= r) { explainGroup(best); return; }
     const spot = answer.spots[0];
     const area = spot && spot.placement && Array.isArray(spot.placement.cell) ? spot.placement.area : null;
     const grid = area ? gridOf(area) : null;
-    if (grid) explainCell(area, grid.back([x, y]));
-  });
+    if (best && dist <= r) explainGroup(best);
+    else if (grid) explainCell(area, grid.back([x, y]));
+    else return;
+    event.stopImmediatePropagation();   // the hint answers this tap, not the piece under it
+  }, true);
 
   // -- asking the server ----------------------------------------------------------------------
   async function ask(query) {
@@ -259,7 +272,6 @@
     player = next; answer = null; picked = null; piece = "";
     document.querySelectorAll(".hints-toggle").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.player === player)));
     $("hints-panel").hidden = !player;
-    layer.classList.toggle("active", Boolean(player));
     $("hints-explain").hidden = true;
     showList(); draw();
     if (player) loadPieces();
@@ -267,9 +279,10 @@
 
   document.querySelectorAll(".hints-toggle").forEach((b) => b.addEventListener("click", () => setPlayer(player === b.dataset.player ? null : b.dataset.player)));
   $("hints-piece").addEventListener("change", (e) => choose(e.target.value));
-  document.addEventListener("companion:frame", (event) => {
-    const moved = !frame || frame.based_on !== event.detail.based_on;
-    frame = event.detail;
+  table.hooks.results.push((result) => {
+    const moved = !frame || frame.based_on !== result.based_on;
+    frame = result;
     if (player && moved) loadPieces(); else draw();
   });
+  frame = table.current();
 })();

@@ -1,0 +1,123 @@
+"""The "Where can this go?" mode in a real browser (Debian's Chromium), on PHYLO's sample photo.
+
+A game started from the sample photo, its starting position accepted: the mode is off until a
+player turns it on; then the pieces that player could hold are offered, the legal spots of the
+chosen card are drawn on the photo (one disc per cell, its points written on it), a tapped disc
+is explained, a tapped empty cell far from the table is refused in the rules' words, and turning
+the toggle off hides everything again. Set COMPANION_SCREENSHOTS to keep the screenshots.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.app import create_app
+
+from .test_browser import CHROMIUM, CHROMIUM_ARGS, _require_browser, _serve, poll
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    yield from _serve(create_app({"INSTANCE_PATH": str(tmp_path / "instance")}))
+
+
+def _browser(viewport: dict[str, int]) -> Iterator[Any]:
+    sync_api = _require_browser()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
+        assert not errors, errors
+
+
+@pytest.fixture
+def laptop() -> Iterator[Any]:
+    yield from _browser({"width": 1280, "height": 900})
+
+
+def shoot(page: Any, name: str) -> None:
+    folder = os.environ.get("COMPANION_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+
+
+def start_phylo(page: Any, server: str) -> None:
+    page.goto(server + "/")
+    page.click('form[action="/try/phylo"] button')
+    page.wait_for_url("**/table?sample=0")
+    poll(page, "() => document.getElementById('still').naturalWidth > 0")
+    page.wait_for_selector("#proposal:not([hidden])", timeout=60_000)
+    assert page.text_content("#proposal-title") == "Starting position"
+    page.click("#accept")
+    poll(page, "() => document.getElementById('accepted-count').textContent === '1'")
+
+
+def discs(page: Any) -> int:
+    """How many spot discs the hints mode drew on the photo's overlay."""
+    return int(page.get_attribute("#hints", "data-spots-drawn") or 0)
+
+
+def disc_pixels(page: Any) -> int:
+    """Overlay pixels in the discs' green (the outlines are another green, the labels dark)."""
+    return page.evaluate(
+        """() => {
+          const c = document.querySelector('#stage canvas.overlay');
+          const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          let n = 0;
+          for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 22) < 12 && Math.abs(d[i + 1] - 163) < 12 && Math.abs(d[i + 2] - 74) < 12) n++;
+          return n;
+        }"""
+    )
+
+
+def test_where_can_this_go(server: str, laptop: Any) -> None:
+    page = laptop
+    start_phylo(page, server)
+    assert page.is_hidden("#hints-panel")
+    assert discs(page) == 0, "off by default: nothing drawn"
+    toggles = page.locator(".hints-toggle")
+    assert toggles.count() == 2
+    toggles.nth(0).click()
+    assert page.get_attribute(".hints-toggle >> nth=0", "aria-pressed") == "true"
+    poll(page, "() => document.querySelectorAll('#hints-piece option').length > 1")
+    page.select_option("#hints-piece", "DOUGFIR")
+    poll(page, "() => document.querySelectorAll('#hints-list li').length > 0")
+    spots = page.locator("#hints-list li")
+    assert spots.count() >= 5
+    first = spots.nth(0).text_content() or ""
+    assert first.startswith("+3") and "species +3" in first
+    assert discs(page) >= 5, "spots are drawn on the photo"
+    assert disc_pixels(page) > 2000
+    shoot(page, "hints-table")
+    # tap the best spot's disc: explained with its points
+    spots.nth(0).click()
+    poll(page, "() => !document.getElementById('hints-explain').hidden")
+    assert "+3" in (page.text_content("#hints-explain") or "")
+    # tap far from every card: the rules say why nothing may go there
+    page.locator("#stage canvas.overlay").scroll_into_view_if_needed()
+    box = page.eval_on_selector("#stage canvas.overlay", "e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }")
+    page.mouse.click(box[0] + box[2] * 0.04, box[1] + box[3] * 0.95)
+    poll(page, "() => document.querySelector('#hints-explain [data-code]') !== null")
+    assert page.get_attribute("#hints-explain [data-code]", "data-code") == "phylo/not_adjacent"
+    shoot(page, "hints-refused")
+    # the other player's toggle shows their hints only; off hides everything
+    toggles.nth(1).click()
+    assert page.get_attribute(".hints-toggle >> nth=0", "aria-pressed") == "false"
+    toggles.nth(1).click()
+    assert page.is_hidden("#hints-panel")
+    assert discs(page) == 0
