@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any, Protocol
 
 from .model import BoardState, ComponentId, Game, Placement, PlayerId, ScoreSheet, ScoringError, Violation
-from .registry import find_game
+from .registry import GAME_IDS, find_game
 from .state import cell_to_json
 
 
@@ -129,21 +129,12 @@ class HintFinder(Protocol):
     def __call__(self, state: BoardState, component: str, player: str) -> Hints: ...
 
 
-_HINT_MODULES: dict[str, str] = {
-    "habitats": "scoring.habitats.hints",
-    "borneo": "scoring.borneo.hints",
-    "rainforest": "scoring.rainforest.hints",
-    "biomos": "scoring.biomos.hints",
-    "phylo": "scoring.phylo.hints",
-}
-
-
 @cache
 def game_hints(game_id: str) -> GameHints:
-    """The hint module of a game (``HINTS`` in ``scoring/<game>/hints.py``)."""
-    if game_id not in _HINT_MODULES:
+    """The hint module of a registered game: ``HINTS`` in ``scoring/<game>/hints.py``."""
+    if game_id not in GAME_IDS:
         raise HintError(f"no hints for game {game_id!r}")
-    return importlib.import_module(_HINT_MODULES[game_id]).HINTS  # type: ignore[no-any-return]
+    return importlib.import_module(f"scoring.{game_id}.hints").HINTS  # type: ignore[no-any-return]
 
 
 # -- moves and points ----------------------------------------------------------------

@@ -79,7 +79,7 @@ def disc_pixels(page: Any) -> int:
           const c = document.querySelector('#stage canvas.overlay');
           const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
           let n = 0;
-          for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 22) < 12 && Math.abs(d[i + 1] - 163) < 12 && Math.abs(d[i + 2] - 74) < 12) n++;
+          for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 21) < 4 && Math.abs(d[i + 1] - 128) < 4 && Math.abs(d[i + 2] - 61) < 4) n++;
           return n;
         }"""
     )

@@ -119,7 +119,7 @@
   function colour(total, lo, hi) {   // grey for the fewest points, green for the most
     const t = hi > lo ? (total - lo) / (hi - lo) : 1;
     const mix = (a, b) => Math.round(a + (b - a) * t);
-    return `rgb(${mix(100, 22)}, ${mix(116, 163)}, ${mix(139, 74)})`;
+    return `rgb(${mix(100, 21)}, ${mix(116, 128)}, ${mix(139, 61)})`;
   }
 
   function discRadius(width) {        // a third of a grid cell where the table is a grid, else a fixed share
@@ -154,8 +154,8 @@
     for (const g of groups) {
       const best = Math.max(...g.spots.map((s) => s.total));
       ctx.beginPath(); ctx.arc(g.at[0], g.at[1], r, 0, 2 * Math.PI);
-      ctx.fillStyle = colour(best, lo, hi); ctx.globalAlpha = 0.9; ctx.fill();
-      ctx.globalAlpha = 1; ctx.lineWidth = g === picked ? r / 4 : r / 10; ctx.strokeStyle = "#fff"; ctx.setLineDash([]); ctx.stroke();
+      ctx.fillStyle = colour(best, lo, hi); ctx.fill();
+      ctx.lineWidth = g === picked ? r / 4 : r / 10; ctx.strokeStyle = "#fff"; ctx.setLineDash([]); ctx.stroke();
       ctx.fillStyle = "#fff";
       ctx.fillText(`${best >= 0 ? "+" : ""}${best}`, g.at[0], g.at[1]);
     }
