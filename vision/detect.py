@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 import cv2
@@ -91,6 +91,11 @@ class DetectConfig:
     """Undecoded tag quads whose inside spans fewer grey levels than this (5th to 95th
     percentile) hold no black and white bits: a cup, a shadow between two cards, never a tag
     (the faintest tag decoded in the hard benchmark scenes spans 75); 0 keeps them all."""
+    max_rim_lightening: float = 20.0
+    """A tag quad whose rim (where a tag prints its black border) is more than this many grey
+    levels lighter than the band just outside it (where a tag has its white quiet zone) is
+    marked inverted: never an undecoded tag (decoded tags' rims measure 190 or more levels
+    darker). 0 marks none."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -100,6 +105,9 @@ class Candidate:
     kind: MarkerKind
     corners: np.ndarray
     """(4, 2) float64 image pixels, in the detector's order."""
+    is_inverted: bool = False
+    """A tag quad whose rim is clearly lighter than the band around it (a pale icon on a dark
+    phone screen): it may still be a whole face, never an undecoded tag."""
 
     @property
     def centre(self) -> np.ndarray:
@@ -210,6 +218,21 @@ def _inside_contrast(gray: np.ndarray, corners: np.ndarray) -> float:
     return float(hi - lo)
 
 
+def _rim_darkening(gray: np.ndarray, corners: np.ndarray) -> float:
+    """Grey levels by which a quad's rim (its outer eighth, a tag's black border) is darker than
+    a band of the same width just outside it (a tag's white quiet zone)."""
+    n = 40  # 8 modules of 4 samples, a module of margin each side
+    grid = np.array([[4, 4], [n - 4, 4], [n - 4, n - 4], [4, n - 4]], np.float32)
+    warp = cv2.warpPerspective(gray, cv2.getPerspectiveTransform(corners.astype(np.float32), grid), (n, n),
+                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    outer = np.ones((n, n), bool)
+    outer[4:-4, 4:-4] = False
+    rim = np.zeros((n, n), bool)
+    rim[4:-4, 4:-4] = True
+    rim[8:-8, 8:-8] = False
+    return float(np.median(warp[outer]) - np.median(warp[rim]))
+
+
 def detect_tags_aruco(gray: np.ndarray, config: DetectConfig) -> tuple[list[Detection], list[Candidate]]:
     """AprilTag 36h11 through OpenCV's aruco module (corners clockwise from the tag's top-left)."""
     detector = _aruco_detector(config.tag_refine, config.tag_decimate, config.min_tag_perimeter)
@@ -256,6 +279,11 @@ def detect_all(frame: Frame | np.ndarray, *, config: DetectConfig = DetectConfig
         markers, candidates = DETECTORS[name](image, config)
         if is_tags and config.min_candidate_contrast > 0:  # measured unsharpened: noise stays small
             candidates = [c for c in candidates if _inside_contrast(gray, c.corners) >= config.min_candidate_contrast]
+        if is_tags and config.max_rim_lightening > 0:
+            candidates = [
+                replace(c, is_inverted=True) if _rim_darkening(gray, c.corners) < -config.max_rim_lightening else c
+                for c in candidates
+            ]
         found.extend(markers)
         failed.extend(candidates)
     found.sort(key=lambda d: (d.kind.value, float(d.centre[1]), float(d.centre[0])))

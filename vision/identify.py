@@ -332,7 +332,7 @@ def _name(det: Detection, catalog: Catalog) -> tuple[Mark | None, Foreign | None
         if not isinstance(ref, ComponentRef):
             return None, Foreign(text, ref.reason, det)
         if ref.game != catalog.game:
-            return None, Foreign(text, f"a code of another game ({ref.game})", det)
+            return None, Foreign(text, _from_another_game(ref.game), det)
         if ref.edition != 1 or text != _printed(catalog.game, ref.component):
             return None, Foreign(text, f"a code of edition {ref.edition}, not this one", det)
         mark = catalog.qr_marks.get(ref.component)
@@ -342,8 +342,20 @@ def _name(det: Detection, catalog: Catalog) -> tuple[Mark | None, Foreign | None
     tag = det.tag_id if det.tag_id is not None else -1
     mark = catalog.by_tag.get(tag)
     if mark is None:
-        return None, Foreign(f"tag {tag}", "a tag that is not part of this game's edition", det)
+        owner = _tag_owner(tag)
+        reason = _from_another_game(owner) if owner else "a tag that is not part of this game's edition"
+        return None, Foreign(f"tag {tag}", reason, det)
     return mark, None
+
+
+@cache
+def _tag_owner(tag: int) -> str | None:
+    """The one game that prints this tag id, if only one does (tag-only tokens have ids of
+    their own across games, so a token of another game is named as such)."""
+    from scoring import games
+
+    owners = [g.id for g in games() if tag in catalog_for(g.id).by_tag]
+    return owners[0] if len(owners) == 1 else None
 
 
 def _face_reach(items: Sequence[tuple[Detection, Mark, np.ndarray]]) -> tuple[np.ndarray, list[float]]:
@@ -458,17 +470,70 @@ def _maybe_near(singles: Sequence[Sighting], foreign: Sequence[Foreign], catalog
     return out
 
 
+def _from_another_game(game_id: str) -> str:
+    return f"from another game ({find_game(game_id).name})"
+
+
+def _their_tags(foreign: Sequence[Foreign]) -> list[tuple[int, str, np.ndarray, float]]:
+    """Where other games' components whose QR code was read show their own tags: (tag id, game,
+    image centre, side in pixels). Tags are numbered per game, so such a tag may name one of
+    this game's components too."""
+    out: list[tuple[int, str, np.ndarray, float]] = []
+    for f in foreign:
+        if f.detection.kind is not MarkerKind.QR:
+            continue
+        ref = parse_payload(f.text)
+        if not isinstance(ref, ComponentRef):
+            continue
+        theirs = catalog_for(ref.game)
+        qr = theirs.qr_marks.get(ref.component)
+        if qr is None:
+            continue
+        h = _mark_homography(f.detection, qr)
+        for tag, mark in _tags_of(ref.game, ref.component):
+            corners = apply_homography(h, mark.face_corners())
+            side = float(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1).mean())
+            out.append((tag, ref.game, corners.mean(axis=0), side))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _tags_of(game_id: str, component: str) -> tuple[tuple[int, Mark], ...]:
+    return tuple((t, m) for t, m in catalog_for(game_id).by_tag.items()
+                 if m.component.id == component and m.role is MarkRole.TAG)
+
+
+def _on_their_face(det: Detection, theirs: Sequence[tuple[int, str, np.ndarray, float]]) -> str | None:
+    """The other game whose read component shows this very tag where its face prints it."""
+    for tag, game, centre, side in theirs:
+        if tag == det.tag_id and float(np.linalg.norm(det.centre - centre)) < 0.5 * side:
+            return game
+    return None
+
+
+def _attributed(f: Foreign, theirs: Sequence[tuple[int, str, np.ndarray, float]]) -> Foreign:
+    if f.detection.kind is not MarkerKind.TAG or f.reason.startswith("from another game"):
+        return f
+    game = _on_their_face(f.detection, theirs)
+    return f if game is None else Foreign(f.text, _from_another_game(game), f.detection)
+
+
 def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
     """Name every detection, fuse each component's markers, and set aside what cannot be trusted."""
     foreign: list[Foreign] = []
     face_down: list[FaceDown] = []
     per_component: dict[str, list[tuple[Detection, Mark, np.ndarray]]] = {}
-    for det in detections:
-        mark, bad = _name(det, catalog)
-        if bad is not None:
-            foreign.append(bad)
+    named = [(det, *_name(det, catalog)) for det in detections]
+    foreign = [bad for _, _, bad in named if bad is not None]
+    theirs = _their_tags(foreign)
+    if theirs:  # a tag on another game's read component, where it prints its tag, is that game's
+        foreign = [_attributed(f, theirs) for f in foreign]
+    for det, mark, bad in named:
+        if bad is not None or mark is None:
             continue
-        if mark is None:
+        game = _on_their_face(det, theirs) if theirs and det.kind is MarkerKind.TAG else None
+        if game is not None:  # another game's component, its code read: its tag is its own
+            foreign.append(Foreign(f"tag {det.tag_id}", _from_another_game(game), det))
             continue
         if mark.role is MarkRole.BACK:
             back = mark.component

@@ -300,6 +300,7 @@ def _unreadable(
     sides, d1, d2 = _quad_measures(pts)
     is_tag = np.array([c.kind is MarkerKind.TAG for c in candidates])
     square_ok = (sides.min(axis=1) >= lo) & (sides.max(axis=1) <= hi) & (np.abs(d1 - d2) <= 0.15 * np.maximum(d1, d2))
+    square_ok &= ~np.array([c.is_inverted for c in candidates])  # a pale square on a dark ground
     face_ok = is_tag & _unread_faces(pts, sides, d1, d2, located, face_tolerance)
     keep = ~is_tag | square_ok | face_ok
     centres = pts.mean(axis=1)

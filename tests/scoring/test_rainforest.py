@@ -108,7 +108,7 @@ def test_component_faces_hold_their_markers() -> None:
         (lambda e, t, k: t[0].update(slots="any|any|any|any"), "1 to 3 token slots"),
         (lambda e, t, k: t[0].update(colours="yellow+red"), "first colour must be the pile's"),
         (lambda e, t, k: t[0].update(pile="blue", colours="blue"), "the red pile has 10 tiles"),
-        (lambda e, t, k: t[0].update(tag="100"), "tag 100 of MONKEY-R1 is already used by TILE-R01"),
+        (lambda e, t, k: t[0].update(tag="360"), "tag 360 of MONKEY-R1 is already used by TILE-R01"),
         (lambda e, t, k: t[0].update(id="tile r01"), "must match"),
         (lambda e, t, k: k.pop(), "6 purple parrot tokens"),
         (lambda e, t, k: k[0].update(colour="green"), "species tokens are never green"),

@@ -71,7 +71,8 @@ def test_foreign_codes_are_kept_with_their_reason() -> None:
         Detection(MarkerKind.QR, square + 600, payload="WIFI:S:home;;"),
         Detection(MarkerKind.QR, square + 800, payload=encode("phylo", "ORCA")),
         Detection(MarkerKind.QR, square + 1000, payload="HA1/T001*Z"),  # damaged check character
-        Detection(MarkerKind.TAG, square + 1200, tag_id=586),
+        Detection(MarkerKind.TAG, square + 1200, tag_id=299),  # printed by no game
+        Detection(MarkerKind.TAG, square + 1400, tag_id=400),  # a Rainforest token's own id
     ]
     found = identify(dets, catalog_for("habitats"))
     reasons = [f.reason for f in found.foreign]
@@ -80,6 +81,7 @@ def test_foreign_codes_are_kept_with_their_reason() -> None:
     assert "another game" in reasons[1]
     assert "check character" in reasons[2]
     assert "not part of this game" in reasons[3]
+    assert reasons[4] == "from another game (Rainforest)"
 
 
 # -- card backs: the back tag is a face-down card, never a component, never foreign ---------

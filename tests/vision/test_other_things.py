@@ -1,0 +1,76 @@
+"""Other games' components and everyday clutter on the table never change what is read.
+
+Scenes come from ``vision.conditions`` (the same photo with and without the other things),
+so a difference in the reading is caused by them alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from functools import cache
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring import find_game, games
+from scoring.model import BoardState
+from vision import recognise, sample_photo
+from vision.conditions import HardScene, render_condition
+from vision.identify import MarkRole, catalog_for
+
+
+def test_a_tag_only_component_has_a_tag_id_no_other_game_prints() -> None:
+    """A token that carries only a tag is named by it alone: another game's token must never
+    read as one of this game's components, nor this game's as another's."""
+    users: dict[int, set[str]] = defaultdict(set)
+    for game in games():
+        for tag in catalog_for(game.id).by_tag:
+            users[tag].add(game.id)
+    shared = []
+    for game in games():
+        cat = catalog_for(game.id)
+        for tag, mark in cat.by_tag.items():
+            if mark.role is MarkRole.TAG and mark.component.id not in cat.qr_marks and len(users[tag]) > 1:
+                shared.append((game.id, mark.component.id, tag, sorted(users[tag])))
+    assert shared == []
+
+
+def _state(game_id: str) -> BoardState:
+    path = sample_photo(game_id).with_suffix(".json")
+    return find_game(game_id).load_state(json.loads(path.read_text("utf-8")))
+
+
+@cache
+def _scene(game_id: str, condition: str, seed: int) -> HardScene:
+    return render_condition(game_id, _state(game_id), condition=condition, seed=seed)
+
+
+def _inside(points: list[tuple[float, float]], hard: HardScene) -> list[tuple[float, float]]:
+    return [p for p in points if any(cv2.pointPolygonTest(o.image_outline.astype(np.float32), p, False) >= 0
+                                     for o in hard.others)]
+
+
+@pytest.mark.parametrize(("game_id", "seed"), [("habitats", 1000), ("rainforest", 1001)])
+def test_other_games_components_change_nothing_and_are_named(game_id: str, seed: int) -> None:
+    hard = _scene(game_id, "other games", seed)
+    assert hard.base is not None and any(o.kind.startswith("game:") for o in hard.others)
+    players = _state(game_id).players
+    with_them = recognise(hard.scene.jpeg, game_id, players=players)
+    without = recognise(hard.base.jpeg, game_id, players=players)
+    assert set(with_them.state.placements) == set(without.state.placements)
+    assert with_them.state.unknown == without.state.unknown
+    assert not _inside([u.image_centre for u in with_them.unreadable], hard)
+    named = [f for f in with_them.foreign if f.reason.startswith("from another game (")]
+    assert named, "another game's components are listed as such"
+    assert all(find_game(game_id).name not in f.reason for f in named)
+
+
+def test_clutter_is_never_an_unreadable_component() -> None:
+    hard = _scene("habitats", "clutter", 1000)
+    kinds = {o.kind for o in hard.others}
+    assert {"cup", "phone", "pen"} <= kinds
+    rec = recognise(hard.scene.jpeg, "habitats", players=_state("habitats").players)
+    assert not _inside([u.image_centre for u in rec.unreadable], hard)
+    assert rec.state.unknown == ()
