@@ -11,7 +11,9 @@ Stillness is OpenCV frame differencing on the thumbnail: measured at 160 px wide
 of times cheaper than scikit-image's structural similarity for the same decision (see the
 README). A hand is told from a placed piece by where the change is: an arm reaches in
 from the edge of the picture, so a change against the last clear table that touches the
-frame's border is a hand; a change inside the picture is a piece.
+frame's border is a hand; a change inside the picture is a piece. The camera's automatic
+exposure and white balance drift between that table and now, so the frame's colours are
+first brought to it (see ``since``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Generic, Protocol, TypeVar
 
 import cv2
 import numpy as np
+from skimage.metrics import structural_similarity
 
 from scoring.model import BoardState, Placement
 
@@ -70,6 +73,8 @@ MESSAGES: dict[TableStatus, str] = {
 #: Defaults shared by the config and the small functions below.
 THUMB_WIDTH = 320
 PIXEL_CHANGE = 20
+#: Local structural similarity at or above which a changed pixel only changed its tone.
+SAME_STRUCTURE = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +171,40 @@ def changed(a: np.ndarray, b: np.ndarray, *, pixel_change: int = PIXEL_CHANGE) -
     if diff.ndim == 3:
         diff = diff.max(axis=2)
     return cv2.threshold(diff, pixel_change, 255, cv2.THRESH_BINARY)[1]
+
+
+def _gained(thumb: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """``thumb`` with each channel scaled so its median matches ``reference``'s: an exposure or
+    white balance step taken out (a hand or a new piece, a minority of pixels, barely moves a
+    median)."""
+    planes = cv2.split(thumb) if thumb.ndim == 3 else [thumb]
+    refs = cv2.split(reference) if reference.ndim == 3 else [reference]
+    out = []
+    for plane, ref in zip(planes, refs, strict=True):
+        here, there = float(np.median(plane)), float(np.median(ref))
+        out.append(cv2.convertScaleAbs(plane, alpha=there / here) if here > 1.0 else plane)
+    return cv2.merge(out) if thumb.ndim == 3 else out[0]
+
+
+def since(thumb: np.ndarray, reference: np.ndarray, *, pixel_change: int = PIXEL_CHANGE,
+          quiet: float = 0.0) -> np.ndarray:
+    """``changed`` against an earlier picture of the table. Where more than ``quiet`` of it
+    changed, the camera's drift since then is taken out: each channel's gain, then, of what
+    still differs, only what also lost its structure counts (scikit-image's structural
+    similarity, local means and contrasts compared: a tone curve shifted by the camera keeps
+    the structure, a piece put down does not). Both cost more than the comparison, so they
+    run only then."""
+    mask = changed(thumb, reference, pixel_change=pixel_change)
+    if np.count_nonzero(mask) <= quiet * mask.size:
+        return mask
+    gained = _gained(thumb, reference)
+    mask = changed(gained, reference, pixel_change=pixel_change)
+    if np.count_nonzero(mask) <= quiet * mask.size:
+        return mask
+    a = gained if gained.ndim == 2 else cv2.cvtColor(gained, cv2.COLOR_BGR2GRAY)
+    b = reference if reference.ndim == 2 else cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY)
+    _, local = structural_similarity(a, b, win_size=7, data_range=255, full=True)
+    return np.where(local < SAME_STRUCTURE, mask, 0).astype(np.uint8)
 
 
 def view_shift(a: np.ndarray, b: np.ndarray) -> float:
@@ -319,7 +358,7 @@ class LiveTable(Generic[R]):
     def _hand_over(self, thumb: np.ndarray, clear: np.ndarray) -> bool:
         if clear.shape != thumb.shape:
             return False
-        mask = changed(thumb, clear, pixel_change=self.config.pixel_change)
+        mask = since(thumb, clear, pixel_change=self.config.pixel_change, quiet=self.config.moving_fraction)
         if np.count_nonzero(mask) > self.config.camera_fraction * mask.size:
             return False  # the whole view changed (camera moved): nothing to tell a hand by
         return reaches_in(mask, min_fraction=self.config.arm_fraction)
@@ -327,5 +366,5 @@ class LiveTable(Generic[R]):
     def _differs(self, a: np.ndarray, b: np.ndarray) -> bool:
         if a.shape != b.shape:
             return True
-        mask = changed(a, b, pixel_change=self.config.pixel_change)
+        mask = since(a, b, pixel_change=self.config.pixel_change, quiet=self.config.moving_fraction)
         return np.count_nonzero(mask) > self.config.moving_fraction * mask.size

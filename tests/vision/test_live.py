@@ -172,3 +172,19 @@ def test_a_filmed_move_is_proposed_once_the_hand_has_left_and_never_while_it_is_
     (added,) = {p.component for p in after.placements} - {p.component for p in before.placements}
     assert late[0].proposal.state.placement_of(added) == after.placement_of(added)
     assert steps[-1].status is TableStatus.UNCHANGED
+
+
+def test_an_exposure_and_white_balance_drift_does_not_make_the_table_new() -> None:
+    rec = Counting()
+    live = LiveTable(rec)
+    table = _table()
+    cv2.rectangle(table, (600, 100), (700, 200), (30, 160, 60), -1)  # a coloured tile
+    for _ in range(4):
+        live.feed(table)
+    assert rec.calls == 2
+    lut = np.clip(((np.arange(256) / 255.0) ** 0.8) * 255 * 1.05, 0, 255).astype(np.uint8)
+    drifted = cv2.LUT(table, lut)
+    drifted[..., 0] = cv2.convertScaleAbs(drifted[..., 0], alpha=0.9)  # less blue
+    steps = [live.feed(drifted) for _ in range(4)]
+    assert steps[-1].status is TableStatus.UNCHANGED
+    assert rec.calls == 2
