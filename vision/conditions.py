@@ -408,9 +408,11 @@ def render_condition(game_id: str, state: BoardState, *, condition: str, resolut
     curled: list[str] = []
     if condition == "curl":
         index = {c.id: c for c in find_game(game_id).components()}
+        stacked = {p.on for p in state.placements if p.on} | {p.component for p in state.placements if p.on}
         for p in scene.truth.placements:
             comp = index[p.component]
-            if not comp.spaces and max(comp.size_mm) >= 40 and rng.random() < 0.5:
+            # A card with another on it (or on another) is held flat: only a loose one curls.
+            if not comp.spaces and max(comp.size_mm) >= 40 and p.component not in stacked and rng.random() < 0.5:
                 image = curl(image, scene, p.component, comp.size_mm, lift=float(rng.uniform(*CURL_LIFT_MM)),
                              shape="bow" if rng.random() < 0.6 else "corner", axis=int(rng.integers(0, 2)))
                 curled.append(p.component)

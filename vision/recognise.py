@@ -65,6 +65,9 @@ class RecogniseConfig:
     max_pixels: int = MAX_PIXELS
     outlier_mm: float = 2.0
     """A component whose markers sit further than this from their printed shape is off the plane."""
+    curl_mm: float = 3.5
+    """...but within this, its markers are valid and it lies on the table: a curled or bent card
+    or tile (its markers no longer in one plane). It is placed, and left out of the plane fit."""
     rescue: bool = True
     """Give undecoded tag-sized quads a second look against this game's unseen tags."""
     unreadable_size_tolerance: float = 0.3
@@ -684,7 +687,7 @@ def _on_plane(
     located: list[Located] = []
     if plane is None:
         return None, located, problems
-    inliers = set(plane.inliers)
+    inliers = set(plane.inliers) | {i for i in plane.outliers if plane.residuals_mm[i] <= cfg.curl_mm}
     kept = [i for i in range(len(ident.sightings)) if i in inliers]
     located = _locate_all([ident.sightings[i] for i in kept], plane, [plane.residuals_mm[i] for i in kept])
     for i, s in enumerate(ident.sightings):

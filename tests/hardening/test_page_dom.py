@@ -154,14 +154,14 @@ def test_the_table_page_says_when_the_camera_is_gone(tmp_path: Path, monkeypatch
                 assert accepted["status"] == 201, accepted
                 page.goto(f"{base}/plays/{play}/table")
                 page.click("#host-start")
-                status(page, "Table camera frame")
+                status(page, "Watching the table camera")
                 for _ in range(3):
                     device.unplug()
                     said = status(page, "camera stopped sending frames")
                     assert "the game is kept" in said
                     assert page.text_content("#accepted-count") == "1"
                     device.plug()
-                    status(page, "Table camera frame")
+                    status(page, "Watching the table camera")
                 assert page.text_content("#accepted-count") == "1"
             finally:
                 browser.close()

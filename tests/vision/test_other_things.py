@@ -19,6 +19,7 @@ from scoring.model import BoardState
 from vision import recognise, sample_photo
 from vision.conditions import HardScene, render_condition
 from vision.identify import MarkRole, catalog_for
+from vision.problems import ProblemCode
 
 
 def test_a_tag_only_component_has_a_tag_id_no_other_game_prints() -> None:
@@ -74,3 +75,16 @@ def test_clutter_is_never_an_unreadable_component() -> None:
     rec = recognise(hard.scene.jpeg, "habitats", players=_state("habitats").players)
     assert not _inside([u.image_centre for u in rec.unreadable], hard)
     assert rec.state.unknown == ()
+
+
+def test_curled_cards_are_read_where_they_lie() -> None:
+    """A card curled 4-12 mm off the table: its QR code and tag no longer share a plane, yet
+    both are valid and it lies on the table, so it is read and placed."""
+    from vision.layouts.phylo import canonical
+
+    hard = _scene("phylo", "curl", 1000)
+    assert hard.curled
+    rec = recognise(hard.scene.jpeg, "phylo", players=_state("phylo").players)
+    truth = set(canonical(hard.scene.truth).placements)
+    assert truth <= set(canonical(rec.state).placements)
+    assert not [p for p in rec.problems if p.code is ProblemCode.OFF_PLANE]
