@@ -326,14 +326,14 @@ def without(state: BoardState, components: Sequence[str]) -> BoardState:
     )
 
 
-def where_field(where: Mapping[str, Any], name: str, kind: type | tuple[type, ...], *, required: bool = True) -> Any:
+def where_field(where: Mapping[str, Any], name: str, kind: type, *, required: bool = True) -> Any:
     """One field of a pointed-at place, type-checked; HintError names it when wrong."""
     if name not in where or where[name] is None:
         if required:
             raise HintError(f"place: missing {name!r}")
         return None
     value = where[name]
-    if not isinstance(value, kind) or isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise HintError(f"place: {name!r} has the wrong type ({value!r})")
     return value
 

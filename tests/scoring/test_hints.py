@@ -158,7 +158,7 @@ def test_habitats_market_choice_is_a_legal_draft() -> None:
     """A ranked market tile, taken with the figure's step and laid at its best spot, passes the whole check."""
     state = load("habitats", "example_before.json")
     game = find_game("habitats")
-    from scoring.hints import Change, Place
+    from scoring.hints import Place
 
     for choice in market_choices(state, "yellow"):
         assert choice.best is not None
@@ -191,3 +191,21 @@ def test_json_shape() -> None:
     )
     assert first["gains"] == [{"rule": "biomes", "points": 5}]
     assert all(r["violations"] and r["legal"] is False for r in doc["refused"])
+
+
+def test_board_space_of_a_named_cell() -> None:
+    """A spot on a named space is drawn on the printed board it belongs to, at that space's centre."""
+    from scoring.hints import board_space
+
+    state = load("biomos", "example_before.json")
+    hints = find_hints(state, "DESERT-03", "red")
+    spot = next(s for s in hints.spots if s.place.placement.cell == "MOON")
+    board = board_space(hints.before, spot.place.placement)
+    planet = find_game("biomos").component_index["PLANET1-D"]
+    moon = next(s for s in planet.spaces if s.name == "MOON")
+    assert board == {"component": "PLANET1-D", "size_mm": list(planet.size_mm), "at_mm": [moon.x_mm, moon.y_mm]}
+    state = load("rainforest", "example_before.json")
+    hints = find_hints(state, "TILE-G01", "ana")
+    assert board_space(hints.before, hints.spots[0].place.placement)["component"] == "BOARD-FROG"  # type: ignore[index]
+    park = find_hints(load("habitats", "example_before.json"), "T076", "yellow")
+    assert board_space(park.before, park.spots[0].place.placement) is None  # a grid cell: no board
