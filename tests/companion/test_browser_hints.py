@@ -3,8 +3,8 @@
 A game started from the sample photo, its starting position accepted: the mode is off until a
 player turns it on; then the pieces that player could hold are offered, the legal spots of the
 chosen card are drawn on the photo (one disc per cell, its points written on it), a tapped disc
-is explained, a tapped empty cell far from the table is refused in the rules' words, and turning
-the toggle off hides everything again. Set COMPANION_SCREENSHOTS to keep the screenshots.
+is explained, a tapped empty cell far from the table is refused in the rules' words, a card held up to the camera becomes the piece in hand, and
+turning the toggle off hides everything again. Set COMPANION_SCREENSHOTS to keep the screenshots.
 """
 
 from __future__ import annotations
@@ -115,6 +115,17 @@ def test_where_can_this_go(server: str, laptop: Any) -> None:
     poll(page, "() => document.querySelector('#hints-explain [data-code]') !== null")
     assert page.get_attribute("#hints-explain [data-code]", "data-code") == "phylo/not_adjacent"
     shoot(page, "hints-refused")
+    # a card held up to the camera (read, on no space of the table) becomes the piece in hand
+    page.evaluate(
+        """() => {
+          const t = window.CompanionTable, r = JSON.parse(JSON.stringify(t.current()));
+          r.recognition.components.push({component: 'CATTAIL', area: null, image_centre: [60, 60]});
+          t.hooks.results.forEach((fn) => fn(r));
+        }"""
+    )
+    poll(page, "() => document.getElementById('hints-status').textContent.startsWith('Held up to the camera')")
+    assert page.input_value("#hints-piece") == "CATTAIL"
+    assert (page.text_content("#hints-list li") or "").startswith("+2")
     # the other player's toggle shows their hints only; off hides everything
     toggles.nth(1).click()
     assert page.get_attribute(".hints-toggle >> nth=0", "aria-pressed") == "false"

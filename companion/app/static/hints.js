@@ -168,10 +168,11 @@
     table.view.redraw();
     root.dataset.spotsDrawn = String(player ? groups.length : 0);
     if (!player || !answer || !answer.spots) return;
-    $("hints-status").textContent = answer.spots.length
+    const held = root.dataset.held === piece ? "Held up to the camera: " : "";
+    $("hints-status").textContent = held + (answer.spots.length
       ? `${answer.spots.length} legal spot(s); best ${answer.best >= 0 ? "+" : ""}${answer.best}.`
         + (groups.length ? " Tap a spot on the photo." : " (Show a photo of the table to see them on it.)")
-      : "Nowhere legal for this piece now.";
+      : "Nowhere legal for this piece now.");
   }
 
   // -- lists and explanations -----------------------------------------------------------------
@@ -279,10 +280,31 @@
 
   document.querySelectorAll(".hints-toggle").forEach((b) => b.addEventListener("click", () => setPlayer(player === b.dataset.player ? null : b.dataset.player)));
   $("hints-piece").addEventListener("change", (e) => choose(e.target.value));
+  // A piece held up to the camera (read, but on no space of the table) becomes the piece in hand.
+  function heldUp(result) {
+    const seen = (result && result.recognition && result.recognition.components) || [];
+    const loose = seen.filter((c) => c.component && !c.area);
+    return loose.length === 1 ? loose[0].component : null;
+  }
+
+  function hold(component) {
+    const select = $("hints-piece");
+    if (![...select.options].some((o) => o.value === component)) {
+      const name = (table.page.names || {})[component];
+      select.append(el("option", { value: component }, name && name !== component ? `${name} (${component})` : component));
+    }
+    select.value = component;
+    root.dataset.held = component;
+    choose(component);
+  }
+
   table.hooks.results.push((result) => {
     const moved = !frame || frame.based_on !== result.based_on;
     frame = result;
-    if (player && moved) loadPieces(); else draw();
+    const held = heldUp(result);
+    if (player && held && held !== piece) hold(held);
+    else if (player && moved) loadPieces();
+    else draw();
   });
   frame = table.current();
 })();
