@@ -92,10 +92,13 @@ def _locking_places(
 
 def _tile_places(state: BoardState, component: str, player: str) -> Iterator[Place]:
     used = {p.cell for p in state.in_area(f"clearing:{player}")}
-    for cell in CLEARING_SPACES:
-        if cell not in used:
-            to = Placement(ComponentId(component), f"clearing:{player}", cell)
-            yield Place(f"clearing {cell}", f"clearing {cell}", (Change(to.component, to),))
+    free = [cell for cell in CLEARING_SPACES if cell not in used]
+    for cell in free:
+        to = Placement(ComponentId(component), f"clearing:{player}", cell)
+        yield Place(f"clearing {cell}", f"clearing {cell}", (Change(to.component, to),))
+    if not free:  # a fourth tile beside the full clearing: the rules say why not
+        to = Placement(ComponentId(component), f"clearing:{player}")
+        yield Place("clearing", "clearing (no free space)", (Change(to.component, to),))
 
 
 class RainforestHints:

@@ -209,3 +209,17 @@ def test_board_space_of_a_named_cell() -> None:
     assert board_space(hints.before, hints.spots[0].place.placement)["component"] == "BOARD-FROG"  # type: ignore[index]
     park = find_hints(load("habitats", "example_before.json"), "T076", "yellow")
     assert board_space(park.before, park.spots[0].place.placement) is None  # a grid cell: no board
+
+
+def test_rainforest_full_clearing_says_why() -> None:
+    """With three tiles in the clearing a fourth has no spot, and the refusal names the clearing rule."""
+    state = load("rainforest", "example_before.json")
+    used = {p.cell for p in state.in_area("clearing:ana")}
+    assert used >= {"C1", "C2"}
+    doc = _doc(state)
+    if "C3" not in used:
+        doc["placements"].append({"component": "TILE-B01", "area": "clearing:ana", "cell": "C3"})
+    full = find_game("rainforest").load_state(doc)
+    hints = find_hints(full, "TILE-G01", "ana", with_refused=True)
+    assert hints.spots == ()
+    assert [v.code for r in hints.refused for v in r.violations] == ["rainforest/clearing_full"]
