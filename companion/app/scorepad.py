@@ -109,8 +109,20 @@ def build(game: Game, sheet: Mapping[str, Any], players: Sequence[Player]) -> di
         "neutral": neutral,
         "result": _result(columns, neutral, winners, pad, seated),
         "tie_break": _tie_break(sheet.get("tie_break")),
-        "notes": list(sheet.get("notes", [])),
+        "notes": [plain_note(str(n), names, seated) for n in sheet.get("notes", [])],
     }
+
+
+def plain_note(text: str, names: Mapping[str, str], seated: Mapping[str, Player]) -> str:
+    """A sheet's note with component codes named, coordinates dropped and a leading player
+    id ("frog: ...") given as the player's name."""
+    text = _COORD.sub("", text)
+    text = re.sub(r"\(([A-Z0-9][A-Z0-9-]{1,11})\)", lambda m: f"({names.get(m.group(1), m.group(1))})", text)
+    text = re.sub(r"\b[A-Z0-9][A-Z0-9-]{1,11}\b", lambda m: names.get(m.group(0), m.group(0)), text)
+    head, sep, rest = text.partition(": ")
+    if sep and head in seated:
+        text = f"{seated[head].name}: {rest}"
+    return _ARROW.sub(": ", text)
 
 
 def _rows(
