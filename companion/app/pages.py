@@ -229,5 +229,8 @@ def _latest_seq(play_id: str) -> int:
 def finish(play_id: str) -> BaseResponse:
     play = store.get_play(play_id)
     scored = sheet_for(play, None, request.form.get("confirm") == "1")
+    seen = request.form.get("based_on", type=int)
+    if seen is not None and seen != scored["seq"]:  # the pad on screen was of an older move
+        return redirect(url_for("pages.score", play_id=play.id, moved=1))
     store.finish(play.id, scored["sheet"], scored["seq"])
     return redirect(url_for("history.detail", play_id=play.id))

@@ -146,3 +146,19 @@ def test_events_tell_each_change(app: Any, client: FlaskClient, token: str, monk
     r.close()
     with app.app_context():
         assert store.revision(play) != store.revision("nope")
+
+
+def test_finishing_an_old_score_pad_shows_the_new_one(client: FlaskClient, token: str) -> None:
+    r = client.post("/try/habitats", data={"csrf_token": token})
+    play = re.search(r"/plays/([^/]+)/table", r.headers["Location"]).group(1)
+    seen = _frame(client, token, play)
+    assert _accept(client, token, play, seen).status_code == 201
+    r = client.post(f"/plays/{play}/finish", data={"csrf_token": token, "based_on": "0"})
+    assert r.status_code == 302 and "moved=1" in r.headers["Location"]
+    assert client.get(f"/api/plays/{play}").get_json()["finished_at"] is None
+    page = client.get(r.headers["Location"]).get_data(as_text=True)
+    assert "The game changed before it was finished" in page and 'name="based_on" value="1"' in page
+    r = client.post(f"/plays/{play}/finish", data={"csrf_token": token, "based_on": "1"})
+    assert r.status_code == 302 and "/history/" in r.headers["Location"]
+    done = client.get(f"/api/plays/{play}").get_json()
+    assert done["finished_at"] and done["kept"] is True  # finishing a sample game keeps it
