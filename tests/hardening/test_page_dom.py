@@ -109,7 +109,7 @@ def test_hostile_payloads_stay_text_in_the_table_page(server: str, tmp_path: Pat
     assert after["pwned"] is None and before["pwned"] is None
     assert after["handlers"] == [] and after["jsLinks"] == []
     assert after["counts"] == before["counts"]
-    assert f"{listed} not ours" in problems
+    assert f"{listed} things on the table are not part of this game and are left out." in problems
     assert not [m for m in console if "Content Security Policy" in m], console
 
 

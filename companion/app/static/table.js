@@ -104,7 +104,7 @@
     const foreign = Array.isArray(rec.foreign) ? rec.foreign.length : 0;
     const extra = foreign ? ` ${W.plural(foreign, "thing")} on the table ${foreign === 1 ? "is" : "are"} not part of this game and ${foreign === 1 ? "is" : "are"} left out.` : "";
     $("problems").textContent = items.length
-      ? `${W.plural(seen.length, "piece")} recognised. Please look at:`
+      ? `${W.plural(seen.length, "piece")} recognised.${extra} Please look at:`
       : `${W.plural(seen.length, "piece")} recognised, nothing to fix.${extra}`;
     $("problems").className = items.length ? "warn" : "muted";
   }
