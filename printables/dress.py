@@ -215,10 +215,17 @@ def _borneo_decor(game_id: str, c: Component) -> Decor:
         lines = tuple(line for line in c.lines if not line.startswith("Habitat:"))
         return Decor(value=f"{card.points} points", icons=icons, lines=lines)
     if c.kind == "legend":
-        rows = tuple((p.id, p.colour, f"{p.name}: {', '.join(layer.value for layer in p.layers)}")
-                     for p in cat.plants.values())
-        return Decor(icons=rows)
+        rows = tuple((p.id, p.colour, f"{p.name}: {_layer_words(p.layers)}") for p in cat.plants.values())
+        actions = ("Your turn: 1. swap cards or tiles (optional)", "2. earn cards: place tiles, cover the habitat",
+                   "3. refill your hand and the gallery")
+        return Decor(icons=rows, lines=actions)
     return NO_DECOR
+
+
+def _layer_words(layers: Any) -> str:
+    """Layers top to bottom: emergent, canopy, understory."""
+    order = list(LAYER_COLOURS)
+    return ", ".join(sorted((layer.value for layer in layers), key=order.index))
 
 
 def _borneo_tile(game_id: str, cat: Any, c: Component) -> Decor:
@@ -318,7 +325,9 @@ def _habitats_decor(game_id: str, c: Component) -> Decor:
         )
         if not icons and tile.landscape is not None:
             icons = ((tile.landscape.value, LANDSCAPE_COLOURS[tile.landscape.value], tile.landscape.value),)
-        return Decor(value=f"{tile.points} vp" if tile.points else "", icons=icons)
+        value = f"{tile.points} vp" if tile.points else ""
+        lines = tuple(line for line in c.lines if line != value)  # the value is printed large instead
+        return Decor(value=value, icons=icons, lines=lines)
     ink = ink_on(c.colour)
     figure = cat.colour_of_figure(c.id)
     if figure is not None:
@@ -366,8 +375,10 @@ DRESSERS: Mapping[str, Callable[[str, Component], Decor]] = {
 }
 
 
-VALUE_MM = 3.6
-"""Font size of values (points, sizes): a 2.6 mm cap height, readable across a table."""
+VALUE_MM = 3.8
+"""Font size of values (points, sizes): a 2.7 mm cap height, readable across a table."""
+MIN_VALUE_MM = 3.5
+"""Smallest font size of a value (a 2.5 mm cap height); a longer value is shortened instead."""
 
 
 def dressed_block(
@@ -385,7 +396,8 @@ def dressed_block(
     bottom = y + h
     if icons:
         short = all(len(word) <= 3 for _, _, word in icons)
-        cols = len(icons) if short else max(1, min(len(icons), int(w // 24)))
+        longest = max(text_width(printable_text(word), 2.2) for _, _, word in icons)
+        cols = len(icons) if short else max(1, min(len(icons), int(w // max(24.0, longest + 9.0))))
         rows = math.ceil(len(icons) / cols)
         cell_w = w / cols
         label = 2.0 if short else 2.2
@@ -414,10 +426,10 @@ def dressed_block(
             bottom = top
     if value:
         size = VALUE_MM
-        while size > 2.4 and text_width(value, size, True) > w - 1:
-            size *= 0.95
+        while size > MIN_VALUE_MM and text_width(value, size, True) > w - 1:
+            size = max(MIN_VALUE_MM, size * 0.95)
         if bottom - y > size * 2:
-            v = printable_text(value)
+            v = shorten(printable_text(value), size, w - 1, True)
             out.append(Text(x + 0.5, bottom - size * 0.3, size, v, ink, True, text_width(v, size, True)))
             bottom -= size * 1.25
     title, lines, small = text

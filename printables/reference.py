@@ -14,7 +14,7 @@ from typing import Any
 from scoring.model import Shape
 
 from .art import badge
-from .dress import LANDSCAPE_COLOURS, Pictured, _biomos, _borneo, _rainforest
+from .dress import LANDSCAPE_COLOURS, Pictured, _biomos, _borneo, _layer_words, _rainforest
 from .faces import BLACK, Face, Item, Text, game_title, printable_text, text_width, wrap
 from .sheets import Paper
 
@@ -35,8 +35,7 @@ def has_reference(game_id: str) -> bool:
 def legend_of(game_id: str) -> tuple[Pictured, ...]:
     """The pictures a game's faces use, each with its word(s)."""
     if game_id == "borneo":
-        return tuple((p.id, p.colour, f"{p.name}: {', '.join(layer.value for layer in sorted(p.layers, key=str))}")
-                     for p in _borneo().plants.values())
+        return tuple((p.id, p.colour, f"{p.name}: {_layer_words(p.layers)}") for p in _borneo().plants.values())
     if game_id == "biomos":
         cat = _biomos()
         terrains = tuple((t.terrain.value, t.colour, f"{t.terrain.letter} = {t.terrain.value}") for t in cat.terrains)

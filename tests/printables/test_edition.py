@@ -251,3 +251,25 @@ def test_an_edition_describes_each_face_once(game: str) -> None:
     assert symbols.qr_matrix.cache_info().misses == with_qr
     assert faces.face_of.cache_info().misses <= sides
     assert build_pdf(game) == first  # deterministic: the same bytes every time
+
+
+@pytest.mark.parametrize(("game", "what"), [("phylo", "cards"), ("borneo", "cards"), ("biomos", "cards"),
+                                            ("rainforest", "tiles"), ("habitats", "tiles")])
+def test_points_are_printed_large(game: str, what: str) -> None:
+    """Every "N points" / "N vp" on the first sheet has digits at least 2.5 mm tall (read from the PDF)."""
+    import re
+
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(build_pdf(game, what=what))
+    page = doc[0]
+    tp = page.get_textpage()
+    text = tp.get_text_range(0, tp.count_chars())
+    heights = []
+    for m in re.finditer(r"(\d+) (points?|vp)", text):
+        for i in range(m.start(1), m.end(1)):
+            left, bottom, right, top = tp.get_charbox(i)
+            heights.append(max(top - bottom, right - left) / (72 / 25.4))  # a turned card: its width
+    doc.close()
+    assert len(heights) >= 4
+    assert min(heights) >= 2.5
