@@ -125,6 +125,10 @@ def _rainforest_decor(game_id: str, c: Component) -> Decor:
         rim = rim_text(*c.size_mm, "Diversity", f"+{cat.points_per_later_tile}", ink, VALUE_MM, _quiet_of(game_id, c))
         return Decor(fixed=rim, picture=("score", "#7a6a2e", "Diversity token"),
                      words=(f"+{cat.points_per_later_tile} per later tile",))
+    board = cat.boards.get(c.id)
+    if board is not None:
+        totem = board.totem.value
+        return Decor(icons=((totem, "#5a5a5a", f"Totem: {totem}"),))
     if c.id == cat.binoculars.id:
         w, h = c.size_mm
         x0 = _quiet_of(game_id, c)[0] + _quiet_of(game_id, c)[2]

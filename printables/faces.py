@@ -272,8 +272,8 @@ def front_face(game_id: str, c: Component) -> Face:
     free = largest_free_rect(w, h, blocked, c.shape, margin=0.6, outlines=outlines)
     if outlines:  # a board: its name in one wide band rather than a narrow column beside the spaces
         wide = largest_free_rect(w, h, blocked, c.shape, margin=0.6, outlines=outlines,
-                                 min_w=min(0.5 * w, text_width(title, 4.2, True) + 4))
-        free = wide if wide[3] >= 6 else free
+                                 min_w=min(0.5 * w, text_width(title, 4.2, True) + 4), min_h=12.0)
+        free = wide if wide[3] >= 12 else free
     lines = c.lines if decor.lines is None else decor.lines
     items.extend(dressed_block(free, (title, lines, c.id), decor.value, decor.icons, ink))
     return Face(w, h, c.shape, c.colour, tuple(items))

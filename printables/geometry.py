@@ -85,11 +85,13 @@ def largest_free_rect(
     margin: float,
     outlines: Sequence[Outline] = (),
     min_w: float = 0.0,
+    min_h: float = 0.0,
 ) -> tuple[float, float, float, float]:
     """The largest axis-aligned rectangle ``(x, y, w, h)`` of the face clear of ``blocked`` and the outline.
 
     ``outlines`` are further convex keep-out areas (board spaces), taken at their real shape;
-    rectangles narrower than ``min_w`` do not count (a board's title wants a wide band).
+    rectangles narrower than ``min_w`` or lower than ``min_h`` do not count (a board's title
+    wants a wide band with room for a few lines).
     """
     cell = max(1.5, max(w, h) / 50)
     cols, rows = max(1, int(w / cell)), max(1, int(h / cell))
@@ -118,7 +120,7 @@ def largest_free_rect(
                 top = stack.pop()
                 left = stack[-1] + 1 if stack else 0
                 area = hs[top] * (c - left)
-                if area > best_area and (c - left) * cell >= min_w:
+                if area > best_area and (c - left) * cell >= min_w and hs[top] * cell >= min_h:
                     best_area = area
                     best = (left * cell, (r - hs[top] + 1) * cell, (c - left) * cell, hs[top] * cell)
             stack.append(c)
