@@ -29,6 +29,7 @@ from .faces import (
     shorten,
     text_block,
     text_width,
+    wrap,
 )
 
 Box = tuple[float, float, float, float]
@@ -381,8 +382,8 @@ DRESSERS: Mapping[str, Callable[[str, Component], Decor]] = {
 
 VALUE_MM = 3.8
 """Font size of values (points, sizes): a 2.7 mm cap height, readable across a table."""
-MIN_VALUE_MM = 3.5
-"""Smallest font size of a value (a 2.5 mm cap height); a longer value is shortened instead."""
+MIN_VALUE_MM = 3.6
+"""Smallest font size of a value (digits 2.55 mm tall, a 2.6 mm cap height); a longer value wraps instead."""
 
 
 def dressed_block(
@@ -432,10 +433,12 @@ def dressed_block(
         size = VALUE_MM
         while size > MIN_VALUE_MM and text_width(value, size, True) > w - 1:
             size = max(MIN_VALUE_MM, size * 0.95)
-        if bottom - y > size * 2:
-            v = shorten(printable_text(value), size, w - 1, True)
-            out.append(Text(x + 0.5, bottom - size * 0.3, size, v, ink, True, text_width(v, size, True)))
-            bottom -= size * 1.25
+        rows = wrap(printable_text(value), size, w - 1, True)  # a long value wraps rather than shrinks
+        if bottom - y > size * (len(rows) + 1):
+            bottom -= size * 1.25 * len(rows)
+            for i, v in enumerate(rows):
+                base = bottom + size * 1.25 * (i + 1) - size * 0.3
+                out.append(Text(x + 0.5, base, size, v, ink, True, text_width(v, size, True)))
     title, lines, small = text
     out.extend(text_block((x, y, w, bottom - y), title, lines, ink, small=small))
     return tuple(out)

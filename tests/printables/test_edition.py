@@ -266,7 +266,7 @@ def test_points_are_printed_large(game: str, what: str) -> None:
     tp = page.get_textpage()
     text = tp.get_text_range(0, tp.count_chars())
     heights = []
-    for m in re.finditer(r"(\d+) (points?|vp)", text):
+    for m in re.finditer(r"(\d+)\s+(points?|vp)", text):
         for i in range(m.start(1), m.end(1)):
             left, bottom, right, top = tp.get_charbox(i)
             heights.append(max(top - bottom, right - left) / (72 / 25.4))  # a turned card: its width
