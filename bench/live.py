@@ -289,10 +289,11 @@ def hands(args: argparse.Namespace) -> dict[str, Any]:
             frames = hand_sequence(game_id, before, after, seed=100 + seed)
             live = LiveTable(lambda im, g=game_id, p=after.players: recognise(im, g, players=p))
             rows.append(_play(live, frames, 1.0 / args.fps, after, before, TableStatus, canonical))
-            shown = {k: v for k, v in rows[-1].items() if k != "unchanged_ms"}
+            shown = {k: (round(v) if isinstance(v, float) else v) for k, v in rows[-1].items() if k != "unchanged_ms"}
             print(json.dumps({"game": game_id, "seed": seed, **shown}), flush=True)
     unchanged = sorted(t for r in rows for t in r.pop("unchanged_ms"))
     latencies = [r["latency_ms"] for r in rows if r["latency_ms"] is not None]
+    waits = [r["latency_ms"] - r["recognise_ms"] for r in rows if r["latency_ms"] is not None]
     del cv2
     return {
         "sequences": len(rows),
@@ -302,6 +303,9 @@ def hands(args: argparse.Namespace) -> dict[str, Any]:
         "moves_read": sum(r["move_read"] for r in rows),
         "latency_ms_max": max(latencies) if latencies else None,
         "latency_ms_median": round(statistics.median(latencies)) if latencies else None,
+        "of_it_recognising_ms_median": round(statistics.median(
+            [r["recognise_ms"] for r in rows if r["latency_ms"] is not None])) if latencies else None,
+        "of_it_waiting_for_frames_ms_max": round(max(waits)) if waits else None,
         "unchanged_frames": len(unchanged),
         "unchanged_ms_median": round(statistics.median(unchanged), 2) if unchanged else None,
         "unchanged_ms_p90": round(unchanged[int(0.9 * (len(unchanged) - 1))], 2) if unchanged else None,
@@ -326,7 +330,7 @@ def _play(live: Any, frames: Any, period: float, after: Any, before: Any, status
     clock, i = 0.0, 0
     recognised_hands: list[bool] = []
     out: dict[str, Any] = {"proposals_with_hand": 0, "latency_ms": None, "move_read": 0, "unchanged_ms": [],
-                           "fed": 0}
+                           "fed": 0, "recognise_ms": 0.0}
     while i < len(frames):
         clock = max(clock, i * period)
         t = time.perf_counter()
@@ -338,6 +342,8 @@ def _play(live: Any, frames: Any, period: float, after: Any, before: Any, status
             recognised_hands.clear()
         if step.recognised:
             recognised_hands.append(frames[i].hand)
+            if i > last_hand and out["latency_ms"] is None:  # the recognitions the proposal waits for
+                out["recognise_ms"] += cost * 1000
         if step.status is status.UNCHANGED:
             out["unchanged_ms"].append(cost * 1000)
         if step.is_new_proposal:

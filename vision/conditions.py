@@ -425,8 +425,12 @@ def render_condition(game_id: str, state: BoardState, *, condition: str, resolut
     elif condition == "clutter":
         image, others = lay_others(image, scene, game_id, rng, clutter=("cup", "phone", "pen", "score pad", "code"))
     if image is not scene.image:
-        image, data = _encode(image, int(rng.integers(80, 92)))
+        quality = int(rng.integers(80, 92))
+        image, data = _encode(image, quality)
         scene = replace(scene, image=image, jpeg=data, condition=condition)
+        if others:  # the photo without them, compressed the same way: only they differ
+            plain, plain_data = _encode(first.image, quality)
+            first = replace(first, image=plain, jpeg=plain_data)
     return HardScene(scene, others, tuple(curled), first if others else None)
 
 

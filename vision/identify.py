@@ -348,6 +348,21 @@ def _name(det: Detection, catalog: Catalog) -> tuple[Mark | None, Foreign | None
     return mark, None
 
 
+def _printed_elsewhere(s: Sighting) -> bool:
+    """A lone tag's id that another game prints too."""
+    if len(s.detections) != 1 or s.detections[0].tag_id is None:
+        return False
+    tag = s.detections[0].tag_id
+    return _tag_owner(tag) is None and _tag_games(tag) > 1
+
+
+@cache
+def _tag_games(tag: int) -> int:
+    from scoring import games
+
+    return sum(1 for g in games() if tag in catalog_for(g.id).by_tag)
+
+
 @cache
 def _tag_owner(tag: int) -> str | None:
     """The one game that prints this tag id, if only one does (tag-only tokens have ids of
@@ -571,6 +586,15 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
     duplicated: list[Duplicate] = []
     for cid, found in located.items():
         if len(found) > 1:
+            coded = [s for s in found if any(m.role is MarkRole.QR for m in s.marks)]
+            lone = [s for s in found if s not in coded]
+            if len(coded) == 1 and lone and all(_printed_elsewhere(s) for s in lone):
+                # The component is read by its code; a tag alone elsewhere that another game
+                # prints too is most likely that game's component, not a second copy.
+                sightings.append(coded[0])
+                foreign += [Foreign(f"tag {s.detections[0].tag_id}", f"a tag another game prints too; {cid} is read"
+                                    " by its code elsewhere", s.detections[0]) for s in lone]
+                continue
             duplicated.append(Duplicate(cid, tuple(found)))
         else:
             sightings.append(found[0])

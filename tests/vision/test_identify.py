@@ -58,11 +58,25 @@ def test_a_foreign_code_on_a_face_is_a_disagreement() -> None:
 
 
 def test_the_same_component_twice_is_duplicated() -> None:
-    dets = _marks("T003", _face(100, 100)) + _marks("T003", _face(500, 300), with_qr=False)
+    dets = _marks("T003", _face(100, 100)) + _marks("T003", _face(500, 300), with_tag=False)
     found = identify(dets, catalog_for("habitats"))
     assert found.sightings == ()
     assert [d.component for d in found.duplicated] == ["T003"]
     assert len(found.duplicated[0].sightings) == 2
+
+
+def test_a_lone_tag_another_game_prints_too_is_not_a_second_copy_of_a_component_read_by_its_code() -> None:
+    """T020's tag id is printed by other games too: a lone tag of that id elsewhere (another
+    game's tile whose code did not decode) does not make the genuine T020 a duplicate."""
+    assert catalog_for("rainforest").by_tag.get(catalog_for("habitats").components["T020"].tag) is not None
+    dets = _marks("T020", _face(100, 100)) + _marks("T020", _face(500, 300), with_qr=False)
+    found = identify(dets, catalog_for("habitats"))
+    assert [s.component.id for s in found.sightings] == ["T020"]
+    assert found.duplicated == ()
+    assert any("another game prints too" in f.reason for f in found.foreign)
+    # Both seen by their codes: a printed duplicate stays a duplicate.
+    twice = _marks("T020", _face(100, 100)) + _marks("T020", _face(500, 300))
+    assert [d.component for d in identify(twice, catalog_for("habitats")).duplicated] == ["T020"]
 
 
 def test_foreign_codes_are_kept_with_their_reason() -> None:
