@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, current_app, redirect, request, session, url_for
+from markupsafe import Markup
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from .errors import AppError, wants_json
@@ -224,7 +225,27 @@ def _headers(resp: Response) -> Response:
     return resp
 
 
+#: Characters that change the direction of the text after them (embeddings, overrides, isolates, marks).
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+FSI, PDI = "\u2068", "\u2069"
+
+
+def isolate_bidi(value: Any) -> Any:
+    """Text carrying direction controls, wrapped in one first-strong isolate (FSI ... PDI).
+
+    The plain-text form of ``<bdi>``: whatever overrides a player name or a code holds end
+    at its closing PDI, so they never turn the page's text around them. Used as Jinja's
+    ``finalize``: every printed value passes here, markup (already HTML) untouched.
+    """
+    if not isinstance(value, str) or isinstance(value, Markup) or not BIDI_CONTROLS.intersection(value):
+        return value
+    while value.startswith(FSI) and value.endswith(PDI) and len(value) >= 2:
+        value = value[1:-1]
+    return FSI + value + PDI
+
+
 def init_app(app: Flask) -> None:
     app.before_request(_guard)
     app.after_request(_headers)
     app.jinja_env.globals["csrf_token"] = csrf_token
+    app.jinja_env.finalize = isolate_bidi
