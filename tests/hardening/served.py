@@ -35,6 +35,9 @@ class Served:
 
     proc: subprocess.Popen[str]
     base: str
+    stdout: str = ""
+    """What it printed, once it has stopped."""
+    stderr: str = ""
 
     def status_kib(self, field: str) -> int:
         """A size line of /proc/PID/status (VmRSS, VmHWM), in KiB."""
@@ -73,24 +76,29 @@ def wait_up(base: str, proc: subprocess.Popen[str], timeout_s: float = 60) -> No
 
 
 @contextmanager
-def serve(instance: Path, *extra: str, env: dict[str, str] | None = None,
+def serve(instance: Path | None, *extra: str, env: dict[str, str] | None = None,
           preexec: Callable[[], None] | None = None, python: str = sys.executable,
-          https: bool = False) -> Iterator[Served]:
-    """``companion serve --instance DIR`` on a free loopback port until the block ends."""
+          https: bool = False, inherit_env: bool = True) -> Iterator[Served]:
+    """``companion serve --instance DIR`` on a free loopback port until the block ends.
+
+    Without ``instance`` it uses its default folder (``env`` decides where that is); with
+    ``inherit_env=False``, ``env`` is the whole environment.
+    """
     port = free_port()
-    full_env = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
-    args = [python, "-c", COMMAND, "serve", "--port", str(port), "--instance", str(instance), *extra]
+    full_env = {**(os.environ if inherit_env else {}), "PYTHONWARNINGS": "ignore", **(env or {})}
+    where = ["--instance", str(instance)] if instance is not None else []
+    args = [python, "-c", COMMAND, "serve", "--port", str(port), *where, *extra]
     proc = subprocess.Popen(args, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, preexec_fn=preexec)
-    base = f"{'https' if https else 'http'}://127.0.0.1:{port}"
+    served = Served(proc, f"{'https' if https else 'http'}://127.0.0.1:{port}")
     try:
-        wait_up(base, proc)
-        yield Served(proc, base)
+        wait_up(served.base, proc)
+        yield served
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
-            try:
-                proc.communicate(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
+        try:
+            served.stdout, served.stderr = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            served.stdout, served.stderr = proc.communicate()
