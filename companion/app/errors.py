@@ -8,6 +8,7 @@ import sqlite3
 from typing import Any
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
+from flask.globals import request_ctx
 from werkzeug.exceptions import HTTPException
 
 from scoring import ScoringError
@@ -38,7 +39,8 @@ def wants_json() -> bool:
 
 
 def error_response(status: int, reason: str, message: str, **extra: Any) -> Response:
-    if wants_json():
+    # A request whose Host cannot even be routed has no URLs to build a page with: JSON then.
+    if wants_json() or request_ctx.url_adapter is None:
         resp = jsonify({"error": reason, "message": message, "status": status, **extra})
     else:
         html = render_template("error.html", status=status, reason=reason, message=message)

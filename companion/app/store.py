@@ -193,6 +193,8 @@ def latest(play_id: str) -> Snapshot | None:
 
 
 def snapshot_at(play_id: str, seq: int) -> Snapshot:
+    if not 0 < seq < 2**63:  # SQLite integers are 64-bit: a longer number is no state of any game
+        raise AppError(404, "unknown_state", f"this game has no accepted state {str(seq)[:20]}")
     row = get_db().execute(
         "SELECT * FROM snapshot WHERE play_id = ? AND seq = ?", (play_id, seq)
     ).fetchone()

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 COMMAND = "import sys; from companion.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -102,3 +103,25 @@ def serve(instance: Path | None, *extra: str, env: dict[str, str] | None = None,
         except subprocess.TimeoutExpired:
             proc.kill()
             served.stdout, served.stderr = proc.communicate()
+
+
+@contextmanager
+def live(instance: Path, **config: object) -> Iterator[tuple[str, Any]]:
+    """The app with ``config`` on a real threaded server in this process; yields its address and app."""
+    import logging
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from companion.app import create_app
+
+    app = create_app({"INSTANCE_PATH": str(instance), **config})
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_port}", app
+    finally:
+        srv.shutdown()
+        thread.join(timeout=10)

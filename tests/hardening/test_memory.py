@@ -7,26 +7,21 @@ sizes are counted, never times.
 
 from __future__ import annotations
 
-import logging
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
-from werkzeug.serving import make_server
 
 import vision
-from companion.app import create_app
 from vision import ImageError, load_image
 from vision.load import MAX_COEFFICIENT_BYTES, WORK_PIXELS, WORK_SIDE, probe
 
 from .corpus import jpeg_claiming
 from .load import Browser
 from .memory import GAME, _form, flood, lying_jpeg, phone_photo, sample_jpeg
-from .served import serve
+from .served import live, serve
 
 #: The issue's figure: the server's peak grows by at most this over the whole flood.
 PEAK_GROWTH_MIB = 400
@@ -91,24 +86,11 @@ def test_progressive_and_other_formats_are_decoded_only_up_to_the_fixed_size() -
     assert (frame.width, frame.height) == (4096, 3000)
 
 
-@contextmanager
-def _server(instance: Path, **config: object) -> Iterator[tuple[str, object]]:
-    app = create_app({"INSTANCE_PATH": str(instance), **config})
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{srv.server_port}", app.extensions["scan_slots"]
-    finally:
-        srv.shutdown()
-        thread.join(timeout=10)
-
-
 def test_scans_beyond_the_queue_get_503_with_retry_after(tmp_path: Path) -> None:
     """One slot and one place in the queue: the third photo at once is turned away, then served."""
     photo = sample_jpeg()
-    with _server(tmp_path / "instance", SCAN_SLOTS=1, SCAN_QUEUE=1) as (base, slots):
+    with live(tmp_path / "instance", SCAN_SLOTS=1, SCAN_QUEUE=1) as (base, app):
+        slots = app.extensions["scan_slots"]
         browser = Browser(base)
         answers: list[int] = []
         with slots.held():  # a scan in progress holds the only slot
@@ -134,7 +116,7 @@ def test_busy_answer_carries_retry_after(tmp_path: Path) -> None:
     import urllib.error
     import urllib.request
 
-    with _server(tmp_path / "instance", SCAN_SLOTS=1, SCAN_QUEUE=0) as (base, slots), slots.held():
+    with live(tmp_path / "instance", SCAN_SLOTS=1, SCAN_QUEUE=0) as (base, app), app.extensions["scan_slots"].held():
         body, ctype = _form(sample_jpeg())
         req = urllib.request.Request(base + "/api/scan", data=body, method="POST",
                                      headers={"Content-Type": ctype, "Accept": "application/json"})
