@@ -169,7 +169,6 @@ def try_join(code: str) -> bool:
     expected = current_app.config.get("JOIN_CODE")
     who = request.remote_addr or "?"
     now = time.monotonic()
-    _prune_failures(now)
     count, since = _failures.get(who, (0, 0.0))
     if count >= JOIN_ATTEMPTS and now - since < JOIN_PAUSE_S:
         raise AppError(429, "too_many_attempts", "too many wrong codes: wait a minute")
@@ -181,6 +180,7 @@ def try_join(code: str) -> bool:
         session.permanent = True
         return True
     _failures[who] = (count + 1 if now - since < JOIN_PAUSE_S else 1, now)
+    _prune_failures(now)
     return False
 
 
