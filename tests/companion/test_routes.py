@@ -61,7 +61,9 @@ def test_unknown_things_are_404_json(client: FlaskClient) -> None:
 def test_unknown_page_is_html_404(client: FlaskClient) -> None:
     r = client.get("/plays/nope/table")
     assert r.status_code == 404 and r.mimetype == "text/html"
-    assert b"no saved game" in r.data
+    page = r.get_data(as_text=True)
+    assert "No saved game" in page and "We could not find that" in page
+    assert "404" not in page.split("<main>")[1]  # no internal numbers in what players read
 
 
 def test_wrong_method_is_405_json(client: FlaskClient) -> None:
