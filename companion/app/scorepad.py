@@ -71,9 +71,24 @@ def plain_line(evidence: str, points: int, ids: Sequence[str], names: Mapping[st
         if points == 0 and ":" not in evidence:
             return subject[:1].upper() + subject[1:]
     subject = subject[:1].upper() + subject[1:]
-    if points == 0:
-        return f"{subject}: nothing scored"
+    if points == 0:  # "why nothing?": the sheet's reason, codes and coordinates left out
+        why = _reason(evidence, names)
+        return f"{subject}: nothing scored ({why})" if why else f"{subject}: nothing scored"
     return f"{subject}: {_points(points)}"
+
+
+def _reason(evidence: str, names: Mapping[str, str]) -> str:
+    """The part of a line's evidence after its subject, in words (at most a sentence)."""
+    _, sep, rest = evidence.partition(": ")
+    if not sep:
+        return ""
+    rest = _COORD.sub("", rest)
+    rest = re.sub(r"\s*(->|→)\s*-?\d+\s*$", "", rest)
+    rest = re.sub(r"\b[A-Z0-9][A-Z0-9-]{1,11}\b", lambda m: names.get(m.group(0), m.group(0)), rest)
+    rest = _ARROW.sub(": ", rest).strip(" ,;")
+    if not rest or rest.isdigit():
+        return ""
+    return rest if len(rest) <= 120 else rest[:117].rsplit(" ", 1)[0] + "…"
 
 
 def build(game: Game, sheet: Mapping[str, Any], players: Sequence[Player]) -> dict[str, Any]:
