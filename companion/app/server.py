@@ -106,6 +106,7 @@ def serve(
     from . import create_app
     from .camera import HostCamera
     from .instance import InstanceError, chosen_folder
+    from .scanslots import share_arenas
 
     if lan and (is_loopback(host) or host == "localhost"):
         host = "0.0.0.0"
@@ -159,6 +160,7 @@ def serve(
         _stop_camera(app)
         hint = "; is the companion already running? Try --port" if exc.errno == errno.EADDRINUSE else ""
         return _fail(f"cannot listen on {host}:{port} ({exc.strerror or exc}){hint}")
+    share_arenas()
     application: Any = app
     if debug:
         from werkzeug.debug import DebuggedApplication
