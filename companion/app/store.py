@@ -17,6 +17,8 @@ from .db import get_db
 from .errors import AppError
 
 MAX_LIST = 200
+#: Where an accepted state was read from.
+SOURCES = frozenset({"camera", "host-camera", "upload", "sample", "manual"})
 MOVED_ON = "the game moved on: another device changed it (now at state {now}); look again"
 
 

@@ -33,7 +33,7 @@ def _read_only_command(folder: Path, args: list[str]) -> list[str]:
     unshare = shutil.which("unshare")
     if unshare is None or subprocess.run([unshare, "-rm", "true"], capture_output=True, check=False).returncode:
         pytest.skip("running as root without user namespaces: no way to make a folder read-only")
-    script = f'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+    script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
     return [unshare, "-rm", "sh", "-c", script, "sh", str(folder), sys.executable, "-c", COMMAND, *args]
 
 
