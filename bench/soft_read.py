@@ -28,7 +28,8 @@ from scoring import find_game  # noqa: E402
 from vision.detect import detect_all  # noqa: E402
 from vision.identify import catalog_for, identify  # noqa: E402
 from vision.load import load_image  # noqa: E402
-from vision.recognise import RecogniseConfig, _on_plane  # noqa: E402
+from vision.config import RecogniseConfig  # noqa: E402
+from vision.locate import locate  # noqa: E402
 from vision.render import render_scene  # noqa: E402
 from vision.soft import _KERNELS, Site, _scorer, read_site, tag_pools  # noqa: E402
 
@@ -68,7 +69,7 @@ def run(game_id: str, seeds: int, condition: str) -> Counter:
         scene = render_scene(game_id, state, condition=condition, seed=seed)
         frame = load_image(scene.jpeg)
         detected = detect_all(frame)
-        plane, _, _ = _on_plane(identify(detected.markers, catalog), RecogniseConfig())
+        plane = locate(identify(detected.markers, catalog), RecogniseConfig()).plane
         if plane is None:
             continue
         to_image = np.linalg.inv(plane.homography)

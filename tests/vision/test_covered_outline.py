@@ -18,11 +18,13 @@ from scoring.payload import encode
 from vision import recognise, sample_photo
 from vision.layouts import Located, TableView, covered_cells, face_outlined, outline_probe, outlined_cells
 from vision.plane import Plane
-from vision.recognise import _texture_probe
+from vision.texture import texture_probe
 from vision.render import render_scene
 
-#: The recogniser's module (``vision.recognise`` names the function).
+#: The recogniser's module (``vision.recognise`` names the function), and the stages it runs.
 recognise_module = importlib.import_module("vision.recognise")
+passes_module = importlib.import_module("vision.passes")
+looks_module = importlib.import_module("vision.looks")
 
 #: Image pixels -> table mm: 2 px per mm, the table's origin at pixel (100, 100).
 PLANE = Plane(np.array([[0.5, 0.0, -50.0], [0.0, 0.5, -50.0], [0.0, 0.0, 1.0]]), 0.0, (), ())
@@ -87,7 +89,7 @@ def _view(unread_face: bool, sheet: bool, with_outline: bool = True) -> TableVie
     located = tuple(_tile(c) for c in READ)
     gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
     return TableView(
-        "habitats", located, texture=_texture_probe(gray, PLANE, located=located),
+        "habitats", located, texture=texture_probe(gray, PLANE, located=located),
         outline=outline_probe(photo, PLANE.homography) if with_outline else None,
     )
 
@@ -199,7 +201,7 @@ def _grid_view(photo: np.ndarray, read: tuple[tuple[int, int], ...]) -> tuple[Ta
     """The view of a photo whose faces in ``read`` were read, with its texture and outline probes."""
     located = tuple(_tile(c) for c in read)
     gray = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY)
-    view = TableView("habitats", located, texture=_texture_probe(gray, PLANE, located=located),
+    view = TableView("habitats", located, texture=texture_probe(gray, PLANE, located=located),
                      outline=outline_probe(photo, PLANE.homography))
     return view, dict(zip(read, located))
 
@@ -339,9 +341,9 @@ def test_the_run_with_outlines_after_a_last_look_that_read_nothing_keeps_its_unr
     # markers: when none changed since the run before, they are not worked out again.
     game = "habitats"
     state, scene, _, views = _hard_scene_watched(game, 1009, monkeypatch)
-    real = recognise_module._unreadable
+    real = passes_module.unreadable_markers
     calls: list[int] = []
-    monkeypatch.setattr(recognise_module, "_unreadable", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(passes_module, "unreadable_markers", lambda *a, **k: calls.append(1) or real(*a, **k))
     rec = recognise(scene.jpeg, game, players=state.players)
     assert views[-1].outline is not None and views[-2].outline is None  # outlines on the last reading only
     assert len(calls) == len(views) - 1
@@ -355,14 +357,14 @@ def test_a_loose_figure_gets_no_search_beside_it_and_the_reading_stays(monkeypat
     # one figure (30 mm) away holds nothing of its own: it is not searched.
     game = "habitats"
     state, scene, layout, _ = _hard_scene_watched(game, 1005, monkeypatch)
-    real = recognise_module._neighbour_sites
+    real = looks_module.neighbour_sites
     beside: list[str] = []
 
     def watched(loose, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         beside.extend(loc.component.kind for loc in loose)
         return real(loose, *args, **kwargs)
 
-    monkeypatch.setattr(recognise_module, "_neighbour_sites", watched)
+    monkeypatch.setattr(looks_module, "neighbour_sites", watched)
     kept = recognise(scene.jpeg, game, players=state.players)
     assert "tile" in beside and "figure" not in beside
     beside.clear()

@@ -113,7 +113,7 @@ def test_phylo_looks_again_at_a_cell_for_species_and_home_cards_only() -> None:
     from vision.detect import MarkerKind
     from vision.identify import catalog_for
     from vision.layouts import Unreadable
-    from vision.recognise import _look_again_sites
+    from vision.sites import look_again_sites
 
     located = (at("phylo", "HOME-A", 0, 0, 0), at("phylo", "HOME-B", 0, -95, 180), at("phylo", "REDCEDAR", -95, 0, 2))
     unread = Unreadable(MarkerKind.TAG, np.zeros((4, 2)), (95.0 - 31.0, 18.0), "undecoded")
@@ -123,8 +123,8 @@ def test_phylo_looks_again_at_a_cell_for_species_and_home_cards_only() -> None:
     size_of = {kind: {catalog.by_tag[c.tag].size_mm for c in catalog.components.values() if c.kind == kind}
                for kind in ("home", "species", "event")}
     assert size_of["event"].isdisjoint(size_of["home"] | size_of["species"])
-    searched = {s.tag_mm for s in _look_again_sites(result.look_again, catalog)}
+    searched = {s.tag_mm for s in look_again_sites(result.look_again, catalog)}
     assert searched == size_of["home"] | size_of["species"]
     # Without the kinds named, every face of a card's size is searched for, events too.
     anyone = [replace(a, kinds=None) for a in result.look_again]
-    assert {s.tag_mm for s in _look_again_sites(anyone, catalog)} >= size_of["event"]
+    assert {s.tag_mm for s in look_again_sites(anyone, catalog)} >= size_of["event"]

@@ -12,7 +12,7 @@ from vision.detect import detect_all
 from vision.identify import catalog_for, identify
 from vision.load import load_image
 from vision.plane import fit_plane, rigid_fit
-from vision.recognise import _groups, _locate_all
+from vision.locate import locate_all, rigid_groups
 from vision.render import render_scene
 
 
@@ -23,9 +23,9 @@ def test_faces_located_together_match_the_closed_form_fit_of_each_alone() -> Non
     frame = load_image(scene.jpeg)
     ident = identify(detect_all(frame).markers, catalog_for("phylo"))
     sightings = list(ident.sightings)
-    plane = fit_plane(_groups(sightings))
+    plane = fit_plane(rigid_groups(sightings))
     assert plane is not None and len(sightings) >= 5
-    located = _locate_all(sightings, plane, [0.5] * len(sightings))
+    located = locate_all(sightings, plane, [0.5] * len(sightings))
     for s, loc in zip(sightings, located):
         img = np.vstack([d.corners for d in s.detections])
         local = np.vstack([m.face_corners() for m in s.marks])
@@ -35,4 +35,4 @@ def test_faces_located_together_match_the_closed_form_fit_of_each_alone() -> Non
         assert np.allclose(loc.face_to_table[2], [0, 0, 1])
         assert np.allclose(loc.image_outline, s.image_outline(), atol=1e-6)
         assert loc.component is s.component and loc.residual_mm == 0.5
-    assert _locate_all([], plane, []) == []
+    assert locate_all([], plane, []) == []

@@ -60,7 +60,8 @@ def test_typical_scene_reads_the_true_state(game_id: str, seed: int) -> None:
     assert game.load_state(state_to_json(rec.state)).placements == rec.state.placements
     for c in rec.components:
         assert c.payload == encode(game_id, c.id)
-    assert set(rec.timings) >= {"load", "detect", "identify", "plane", "layout", "total"}
+    assert set(rec.timings) >= {"load", "detect", "identify", "locate", "second_look", "layout", "admit", "total"}
+    assert all(isinstance(n, int) for n in rec.counts.values())
 
 
 @pytest.mark.parametrize("game_id,seed", [("habitats", 1), ("phylo", 1)])

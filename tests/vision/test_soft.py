@@ -104,7 +104,7 @@ def _blurred(jpeg: bytes, outlines: list[np.ndarray], sigma: float) -> bytes:
 def test_blurred_tokens_on_a_planet_are_read_whole_and_placed_on_their_spaces() -> None:
     from scoring import find_game
     from vision import recognise
-    from vision.recognise import RecogniseConfig
+    from vision.config import RecogniseConfig
     from vision.render import render_scene
 
     game = find_game("biomos")
@@ -123,7 +123,7 @@ def test_blurred_tokens_on_a_planet_are_read_whole_and_placed_on_their_spaces() 
     assert len(plain.state.unknown) == 2
     # ...reading them whole puts each on its own space, and nothing else changes.
     rec = recognise(jpeg, "biomos", players=state.players)
-    assert rec.timings.get("read_whole", 0) >= 2
+    assert rec.counts.get("read_whole", 0) >= 2
     for t in targets:
         assert rec.state.placement_of(t.id) == t.placement  # type: ignore[union-attr]
     assert set(rec.state.placements) == set(first.state.placements)
@@ -133,7 +133,7 @@ def test_blurred_tokens_on_a_planet_are_read_whole_and_placed_on_their_spaces() 
 def test_a_park_whose_entrance_is_blurred_is_still_placed_from_its_entrance_read_whole() -> None:
     from scoring import find_game
     from vision import recognise
-    from vision.recognise import RecogniseConfig
+    from vision.config import RecogniseConfig
     from vision.render import render_scene
 
     game = find_game("habitats")
@@ -187,20 +187,21 @@ def test_blurred_cards_the_phylo_grid_sees_but_cannot_read_are_looked_at_again_a
     assert truth <= set(rec.state.placements)
     assert set(rec.state.placements) <= set(canonical(state).placements)
     # Without the layout's look-again places, several stay unread.
-    monkeypatch.setattr(recognise_module, "_look_again_sites", lambda *args: [])
+    monkeypatch.setattr(importlib.import_module("vision.looks"), "look_again_sites", lambda *args: [])
     without = recognise_module.recognise(scene.jpeg, "phylo", players=state.players)
     assert len(truth - set(without.state.placements)) >= 3
 
 
 def test_an_undecoded_quad_grown_to_the_quiet_zone_is_tried_at_the_smaller_printed_size() -> None:
     from vision.detect import Candidate, MarkerKind
-    from vision.recognise import RecogniseConfig, _soft_sites
+    from vision.config import RecogniseConfig
+    from vision.sites import soft_sites
 
     plane = Plane(np.eye(3), 0.0, (), ())
     # A 21 mm tag's quad outlined 30 mm out in a blurred view; PHYLO prints tags of 21, 26 and 30 mm.
     quad = Candidate(MarkerKind.TAG, np.array([[100.0, 100.0], [130.0, 100.0], [130.0, 130.0], [100.0, 130.0]]))
     pools = {21.0: (1, 2), 26.0: (3,), 30.0: (4,)}
-    sites = _soft_sites([quad], plane, [], None, pools, RecogniseConfig())  # type: ignore[arg-type]
+    sites = soft_sites([quad], plane, [], None, pools, RecogniseConfig())  # type: ignore[arg-type]
     assert sorted(s.tag_mm for s in sites) == [21.0, 26.0, 30.0]
     assert all(s.centre_mm == (115.0, 115.0) for s in sites)
     by_size = {s.tag_mm: s for s in sites}
@@ -212,7 +213,7 @@ def test_an_undecoded_quad_grown_to_the_quiet_zone_is_tried_at_the_smaller_print
     # A quad far smaller than every printed tag, or far larger, is no tag of this game.
     tiny = Candidate(MarkerKind.TAG, quad.corners * 0.4)
     huge = Candidate(MarkerKind.TAG, quad.corners * 2.0)
-    assert _soft_sites([tiny, huge], plane, [], None, pools, RecogniseConfig()) == []  # type: ignore[arg-type]
+    assert soft_sites([tiny, huge], plane, [], None, pools, RecogniseConfig()) == []  # type: ignore[arg-type]
 
 
 def test_a_site_asked_to_search_absurdly_far_is_bounded_and_still_reads_its_tag() -> None:

@@ -17,7 +17,9 @@ from vision.detect import Candidate, MarkerKind
 from vision.identify import catalog_for
 from vision.layouts import TableView, find_layout
 from vision.plane import Plane
-from vision.recognise import RecogniseConfig, _face_sites, _neighbour_sites, _unread_faces, _unreadable
+from vision.config import RecogniseConfig
+from vision.sites import face_sites, neighbour_sites
+from vision.unreadable import unread_faces, unreadable_markers
 
 from .boards import located
 
@@ -34,7 +36,7 @@ def quad(cx: float, cy: float, w: float, h: float, angle_deg: float = 0.0) -> Ca
 
 def unread(game_id: str, candidates: list[Candidate], faces: tuple) -> list:  # noqa: ANN001
     catalog = catalog_for(game_id)
-    return _unreadable(candidates, PLANE, faces, (), catalog.tag_sizes_mm, 0.3, catalog, FACE_TOLERANCE)
+    return unreadable_markers(candidates, PLANE, faces, (), catalog.tag_sizes_mm, 0.3, catalog, FACE_TOLERANCE)
 
 
 def test_a_tile_sized_quad_square_beside_a_read_tile_is_an_unread_component() -> None:
@@ -94,11 +96,11 @@ def test_a_quad_beyond_the_horizon_is_no_face() -> None:
         sides = np.linalg.norm(pts - np.roll(pts, -1, axis=1), axis=2)
         d1 = np.linalg.norm(pts[:, 0] - pts[:, 2], axis=1)
         d2 = np.linalg.norm(pts[:, 1] - pts[:, 3], axis=1)
-    assert _unread_faces(pts, sides, d1, d2, faces, FACE_TOLERANCE).tolist() == [False, True]
+    assert unread_faces(pts, sides, d1, d2, faces, FACE_TOLERANCE).tolist() == [False, True]
 
 
 def face_sites(game_id: str, candidates: list[Candidate], faces: tuple) -> list:  # noqa: ANN001
-    return _face_sites(candidates, PLANE, faces, catalog_for(game_id), RecogniseConfig())
+    return face_sites(candidates, PLANE, faces, catalog_for(game_id), RecogniseConfig())
 
 
 def test_a_lone_tile_sized_rectangle_is_searched_for_a_tiles_tag() -> None:
@@ -116,7 +118,7 @@ def test_an_oblong_faces_tag_is_searched_only_where_its_outline_puts_it(angle: f
     # A Black Hole blurred into one quad: its tag lies near a corner, far from its centre. The
     # two places its outline allows (one per way round) are searched, a few millimetres each,
     # not a disc round the centre as wide as that offset; one of them is where the tag lies.
-    from vision.recognise import FACE_TAG_SLACK_MM
+    from vision.sites import FACE_TAG_SLACK_MM
 
     hole = located("biomos", "BLACKHOLE-20", 300, 200, angle)
     mark = catalog_for("biomos").by_tag[hole.component.tag]
@@ -142,7 +144,7 @@ def test_neighbour_places_are_shared_out_among_the_unplaced_components() -> None
     market = tuple(located("habitats", f"T{i:03d}", 100 + 52 * (i % 5), 100 + 52 * (i // 5), 0) for i in range(1, 11))
     lone = located("habitats", "T081", 600, 400, 0)
     loose = market + (lone,)
-    sites = _neighbour_sites(loose, loose, catalog_for("habitats"), limit=12)
+    sites = neighbour_sites(loose, loose, catalog_for("habitats"), limit=12)
     near_lone = [s for s in sites if math.hypot(s.centre_mm[0] - 600, s.centre_mm[1] - 400) < 60]
     assert near_lone
 
@@ -151,8 +153,8 @@ def test_neighbours_of_a_face_laid_edge_to_edge_are_searched_in_its_turn() -> No
     # A tile turned 97 degrees: in a park its neighbours lie square to it, so each place is
     # searched about 7 degrees (97 mod 90); elsewhere (tokens strewn about) in every turn.
     tile = located("habitats", "T001", 300, 200, 97)
-    square = _neighbour_sites((tile,), (tile,), catalog_for("habitats"), square=True)
-    anyhow = _neighbour_sites((tile,), (tile,), catalog_for("habitats"))
+    square = neighbour_sites((tile,), (tile,), catalog_for("habitats"), square=True)
+    anyhow = neighbour_sites((tile,), (tile,), catalog_for("habitats"))
     assert len(square) == len(anyhow) >= 4
     assert all(s.turn_hint_deg is not None and abs(s.turn_hint_deg - 7.0) < 0.5 for s in square)
     assert all(s.turn_hint_deg is None for s in anyhow)
@@ -162,7 +164,7 @@ def test_a_place_beside_an_unplaced_face_that_looks_like_bare_table_is_not_searc
     # A tile at (300, 200), 0 degrees: its four neighbour places lie left, right, above and
     # below. Its own print measures 100; beside it, bare table (5), a blurred face (40) and a
     # place the photo cannot show (0, searched all the same).
-    from vision.recognise import TextureProbe
+    from vision.texture import TextureProbe
 
     tile = located("habitats", "T001", 300, 200, 0)
     w = tile.component.size_mm[0]
@@ -174,10 +176,10 @@ def test_a_place_beside_an_unplaced_face_that_looks_like_bare_table_is_not_searc
             out.append(100.0 if math.hypot(x - 300, y - 200) < 5 else 0.0 if y < 190 else 40.0 if x > 310 else 5.0)
         return out
 
-    sites = _neighbour_sites((tile,), (tile,), catalog_for("habitats"), texture=TextureProbe(level))
+    sites = neighbour_sites((tile,), (tile,), catalog_for("habitats"), texture=TextureProbe(level))
     places = {(round(s.centre_mm[0]), round(s.centre_mm[1])) for s in sites}
     assert places == {(round(300 + w), 200), (300, round(200 - w))}
-    assert len({(round(s.centre_mm[0]), round(s.centre_mm[1])) for s in _neighbour_sites((tile,), (tile,), catalog_for("habitats"))}) == 4
+    assert len({(round(s.centre_mm[0]), round(s.centre_mm[1])) for s in neighbour_sites((tile,), (tile,), catalog_for("habitats"))}) == 4
 
 
 def test_neighbours_lie_square_in_the_grid_games_and_the_food_chains_only() -> None:
@@ -195,14 +197,14 @@ def test_a_quad_over_a_tiles_unread_qr_code_is_searched_for_a_token_tag() -> Non
     # the QR code read, the same quad is that code.
     from dataclasses import replace
 
-    from vision.recognise import _soft_sites, _tag_pools
+    from vision.sites import soft_sites, tag_pools_of
 
     catalog = catalog_for("rainforest")
     tile = located("rainforest", "TILE-G06", 200, 200)
     over_qr = [quad(200 - 37.5 + 60, 200 - 37.5 + 15, 24, 24, 5)]  # the QR code spans x 48-72, y 3-27
 
     def sizes(face) -> set[float]:  # noqa: ANN001
-        return {s.tag_mm for s in _soft_sites(over_qr, PLANE, [face], catalog, _tag_pools(catalog), RecogniseConfig())}
+        return {s.tag_mm for s in soft_sites(over_qr, PLANE, [face], catalog, tag_pools_of(catalog), RecogniseConfig())}
 
     assert 22.0 in sizes(tile)
     assert 22.0 not in sizes(replace(tile, source="qr+tag"))

@@ -148,7 +148,7 @@ def test_a_later_look_searches_only_the_places_not_searched_before() -> None:
     # as the grid settles: a cell searched once is not searched again, a new cell is, and so
     # is a place of another face size at the same point (its tags are others).
     from vision.layouts import LookAgain
-    from vision.recognise import _unasked
+    from vision.sites import unasked
 
     tile = (50.0, 50.0)
     asked = [LookAgain((100.0, 100.0), tile, angle_deg=3.0), LookAgain((150.0, 100.0), tile, angle_deg=3.0)]
@@ -158,6 +158,6 @@ def test_a_later_look_searches_only_the_places_not_searched_before() -> None:
         LookAgain((100.0, 100.0), (30.0, 30.0)),  # a figure's place at the first cell's centre
         LookAgain((100.0, 112.0), tile),  # 12 mm off: a place of its own
     ]
-    assert _unasked(again, asked) == again[1:]
-    assert _unasked(again, []) == again
-    assert _unasked([], asked) == []
+    assert unasked(again, asked) == again[1:]
+    assert unasked(again, []) == again
+    assert unasked([], asked) == []
