@@ -125,7 +125,9 @@ def frames(game_id: str) -> tuple[list[bytes], list[dict[str, Any]]]:
     """1080p JPEGs of the game's table and the players seen in them."""
     import vision
     from scoring import find_game
-    from vision.render import render_scene
+
+    sys.path.insert(0, str(ROOT))  # the scene renderer (testing/) is not installed
+    from testing.render import render_scene
 
     photo = vision.sample_photo(game_id)
     truth = json.loads(photo.with_suffix(".json").read_text("utf-8"))
@@ -274,10 +276,11 @@ def hands(args: argparse.Namespace) -> dict[str, Any]:
     """The live loop on filmed moves: proposals, latency and the cost of a still table."""
     cv2 = _one_core()
     sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT))  # the scene renderer (testing/) is not installed
     from make_samples import POSITIONS
     from scoring import find_game
     from vision import recognise
-    from vision.conditions import a_move, hand_sequence
+    from testing.conditions import a_move, hand_sequence
     from vision.live import LiveTable, TableStatus
 
     rows = []

@@ -269,15 +269,14 @@ def recognise(
         state = with_seats(state, players, options or {})
     # A face-down card that counts (a claimed biome) is an unknown place of its own kind:
     # the players are told to turn it over, not that something could not be read.
-    found = getattr(rec, "problems", ()) or ()
-    face_down = sum(1 for p in found if p.code == ProblemCode.FACE_DOWN)
+    face_down = sum(1 for p in rec.problems if p.code == ProblemCode.FACE_DOWN)
     problems = {
-        "unreadable": max(len(getattr(rec, "unreadable", ()) or ()), len(state.unknown) - face_down),
+        "unreadable": max(len(rec.unreadable), len(state.unknown) - face_down),
         "face_down": face_down,
-        "duplicated": len(getattr(rec, "duplicated", ()) or ()),
-        "foreign": len(getattr(rec, "foreign", ()) or ()),
+        "duplicated": len(rec.duplicated),
+        "foreign": len(rec.foreign),
         # A seated player whose own board or entrance is not in view: their score would be missing.
-        "not_in_view": sum(1 for p in found if p.code == ProblemCode.PLAYER_NOT_IN_VIEW),
+        "not_in_view": sum(1 for p in rec.problems if p.code == ProblemCode.PLAYER_NOT_IN_VIEW),
     }
     return Scan(state, overlay, problems, elapsed)
 

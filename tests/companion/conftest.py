@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -16,6 +16,12 @@ from flask.testing import FlaskClient
 from companion.app import create_app
 from scoring import find_game
 from scoring.model import BoardState
+from scoring.payload import encode
+from vision.detect import MarkerKind
+from vision.identify import Duplicate, Sighting
+from vision.layouts import Located, Unreadable
+from vision.problems import Problem
+from vision.result import RecognisedComponent, Recognition
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scoring" / "examples"
 
@@ -49,28 +55,29 @@ def rainforest_move() -> dict[str, Any]:
     return json.loads((EXAMPLES / "rainforest" / "move_legal_turn_locks_two_tiles.json").read_text("utf-8"))
 
 
-@dataclass
-class FakeRecognition:
-    """What vision.recognise returns, with a state chosen by the test."""
+#: Where every component the scripted camera "sees" lies in its photo.
+_OUTLINE = np.array([[10.0, 10.0], [60.0, 10.0], [60.0, 60.0], [10.0, 60.0]])
 
-    state: BoardState
-    unreadable: tuple[dict[str, Any], ...] = ()
-    foreign: tuple[dict[str, Any], ...] = ()
-    duplicated: tuple[dict[str, Any], ...] = ()
-    components: tuple[Any, ...] = field(default=())
-    problems: tuple[Any, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "components": [
-                {"component": p.component, "corners": [[10, 10], [60, 10], [60, 60], [10, 60]]}
-                for p in self.state.placements
-            ],
-            "unreadable": list(self.unreadable),
-            "foreign": list(self.foreign),
-            "duplicated": list(self.duplicated),
-            "problems": [p.to_dict() for p in self.problems],
-        }
+def recognition_of(
+    state: BoardState, *, unreadable: int = 0, duplicated: int = 0, problems: tuple[Problem, ...] = ()
+) -> Recognition:
+    """What vision.recognise returns for a photo of this state (a real Recognition): every
+    placement read by its tag, plus ``unreadable`` undecoded tags and ``duplicated`` codes
+    (the first placed components, each seen twice)."""
+    game = find_game(state.game)
+    located = [
+        Located(game.component_index[p.component], encode(state.game, p.component), np.eye(3), _OUTLINE, "tag")
+        for p in state.placements
+    ]
+    components = tuple(RecognisedComponent(loc, p) for loc, p in zip(located, state.placements))
+    unread = tuple(Unreadable(MarkerKind.TAG, _OUTLINE + 100.0 * k, None, "a tag that did not decode")
+                   for k in range(unreadable))
+    twice = tuple(
+        Duplicate(loc.component.id, (Sighting(loc.component, loc.payload, (), (), np.eye(3)),) * 2)
+        for loc in located[:duplicated]
+    )
+    return Recognition(state.game, state, components, unread, (), twice, (), problems, 1.0)
 
 
 class ScriptedCamera:
@@ -83,10 +90,11 @@ class ScriptedCamera:
         """What decoded frames (arrays from a host camera) show."""
 
     def show(self, image: bytes, state: Mapping[str, Any], **problems: Any) -> bytes:
+        """Script a photo: ``problems`` as ``recognition_of`` takes them."""
         self.scenes[image] = (state, problems)
         return image
 
-    def recognise(self, image: bytes, game_id: str, *, players: Any = None, options: Any = None) -> FakeRecognition:
+    def recognise(self, image: bytes, game_id: str, *, players: Any = None, options: Any = None) -> Recognition:
         from vision.errors import ImageError
 
         self.calls.append({"game": game_id, "players": players, "options": options, "image": image})
@@ -97,7 +105,7 @@ class ScriptedCamera:
         else:
             raise ImageError("not an image this test knows")
         state = find_game(game_id).load_state(doc)
-        return FakeRecognition(state, **problems)
+        return recognition_of(state, **problems)
 
 
 @pytest.fixture

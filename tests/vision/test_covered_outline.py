@@ -19,7 +19,7 @@ from vision import recognise, sample_photo
 from vision.layouts import Located, TableView, covered_cells, face_outlined, outline_probe, outlined_cells
 from vision.plane import Plane
 from vision.texture import texture_probe
-from vision.render import render_scene
+from testing.render import render_scene
 
 #: The recogniser's module (``vision.recognise`` names the function), and the stages it runs.
 recognise_module = importlib.import_module("vision.recognise")

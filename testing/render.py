@@ -24,8 +24,8 @@ from scoring import find_game
 from scoring.model import BoardState, Component
 from scoring.state import state_to_json
 
-from .layouts import TablePose, find_layout
-from .plane import apply_homography
+from vision.layouts import TablePose, find_layout
+from vision.plane import apply_homography
 
 
 @dataclass(frozen=True, slots=True)
