@@ -31,7 +31,8 @@ from vision.load import load_image  # noqa: E402
 from vision.config import RecogniseConfig  # noqa: E402
 from vision.locate import locate  # noqa: E402
 from testing.render import render_scene  # noqa: E402
-from vision.soft import _KERNELS, Site, _scorer, read_site, tag_pools  # noqa: E402
+from vision.soft import _KERNELS, _scorer, read_site  # noqa: E402
+from vision.whole_tags import Site, tag_pools  # noqa: E402
 
 
 def _distorted(point: tuple[float, float], camera, size: tuple[int, int]) -> np.ndarray:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .detect import DetectConfig
 from .load import MAX_PIXELS
-from .soft import SoftConfig
+from .whole_tags import SoftConfig
 
 
 @dataclass(frozen=True, slots=True)

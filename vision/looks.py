@@ -29,7 +29,8 @@ from .sites import (
     tag_pools_of,
     unasked,
 )
-from .soft import Site, read_sites
+from .soft import read_sites
+from .whole_tags import Site
 
 
 def rescue(

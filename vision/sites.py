@@ -19,8 +19,8 @@ from .layouts import Located, LookAgain
 from .layouts.anchored import table_squares
 from .plane import Plane, apply_homography
 from .problems import Problem
-from .soft import SAME_SIZE, Site, distinct_sizes, tag_pools
 from .texture import TextureProbe
+from .whole_tags import SAME_SIZE, Site, distinct_sizes, tag_pools
 
 
 def tag_pools_of(catalog: Catalog) -> dict[float, tuple[int, ...]]:

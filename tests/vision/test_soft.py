@@ -8,7 +8,8 @@ import pytest
 
 from vision.detect import DetectConfig, detect_all
 from vision.plane import Plane
-from vision.soft import Site, read_site, read_sites
+from vision.soft import read_site, read_sites
+from vision.whole_tags import Site
 
 PX_PER_MM = 4.0
 TAG_MM = 18.5
@@ -271,7 +272,8 @@ def test_a_tag_read_elsewhere_is_no_rival_for_the_best_match() -> None:
     # A blurred code about as like tag 101 as tag 123, and less like any other: unread while
     # both may lie here; read as 123 once 101 is read elsewhere in the photo (each tag is
     # printed once), and never read as 101, which is taken.
-    from vision.soft import _KERNEL_NAMES, SoftConfig, _compare, _templates
+    from vision.soft import _KERNEL_NAMES, _compare, _templates
+    from vision.whole_tags import SoftConfig
 
     pool = (101, 123, 140, 150)
     kernel = _KERNEL_NAMES[0]
