@@ -368,7 +368,7 @@ def lay_others(image: np.ndarray, scene: Scene, game_id: str, rng: np.random.Gen
 
 def _overlapped_poses(game_id: str, state: BoardState, rng: np.random.Generator) -> dict:
     """The layout's poses with some components pushed a little over a neighbour."""
-    from .layouts import find_layout
+    from vision.layouts import find_layout
 
     poses = dict(find_layout(game_id).arrange(state))
     index = {c.id: c for c in find_game(game_id).components()}
@@ -479,7 +479,7 @@ def hand_sequence(game_id: str, before: BoardState, after: BoardState, *, seed: 
     """Frames of a fixed camera: the table still, a hand reaching in to put down what ``after``
     adds to ``before``, holding over it, leaving, then the table still again. Each frame has
     its own sensor noise and JPEG compression, as a camera's would."""
-    from .layouts import find_layout
+    from vision.layouts import find_layout
 
     poses = find_layout(game_id).arrange(after)  # one arrangement: the move changes nothing else
     first = render_scene(game_id, before, condition="typical", resolution=resolution, seed=seed, clutter=False,
@@ -522,7 +522,7 @@ def hand_sequence(game_id: str, before: BoardState, after: BoardState, *, seed: 
 def a_move(game_id: str, state: BoardState, *, seed: int = 0) -> tuple[BoardState, BoardState]:
     """(before, after) for ``hand_sequence``: ``state`` less one component that has nothing on
     it and does not bound the table (so both photos are taken by the same camera)."""
-    from .layouts import find_layout
+    from vision.layouts import find_layout
 
     poses = find_layout(game_id).arrange(state)
     pts = np.array([[poses[p.component].x_mm, poses[p.component].y_mm] for p in state.placements if p.component in poses])

@@ -18,7 +18,8 @@ from vision.identify import catalog_for
 from vision.layouts import TableView, find_layout
 from vision.plane import Plane
 from vision.config import RecogniseConfig
-from vision.sites import face_sites, neighbour_sites
+from vision import sites as site_module
+from vision.sites import neighbour_sites
 from vision.unreadable import unread_faces, unreadable_markers
 
 from .boards import located
@@ -100,7 +101,7 @@ def test_a_quad_beyond_the_horizon_is_no_face() -> None:
 
 
 def face_sites(game_id: str, candidates: list[Candidate], faces: tuple) -> list:  # noqa: ANN001
-    return face_sites(candidates, PLANE, faces, catalog_for(game_id), RecogniseConfig())
+    return site_module.face_sites(candidates, PLANE, faces, catalog_for(game_id), RecogniseConfig())
 
 
 def test_a_lone_tile_sized_rectangle_is_searched_for_a_tiles_tag() -> None:
