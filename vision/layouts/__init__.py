@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..problems import Problem
 from .base import (
+    Draft,
     GameLayout,
     LayoutResult,
     Located,
@@ -57,6 +58,7 @@ __all__ = [
     "OUTLINE_SPARE_PIECES",
     "OUTLINE_TILTS_DEG",
     "CoveredCells",
+    "Draft",
     "GameLayout",
     "LayoutResult",
     "Located",

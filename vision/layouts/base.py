@@ -184,6 +184,17 @@ class LayoutResult:
         )
 
 
+@dataclass(eq=False)
+class Draft:
+    """A layout's reading while it is being built, shared by the steps of its ``read``: what
+    it placed, the places it could not read, its problems and how well faces sat in cells."""
+
+    placed: list[Placed] = field(default_factory=list)
+    unknown: list[UnknownPlace] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    fits: list[float] = field(default_factory=list)
+
+
 @dataclass(frozen=True, slots=True)
 class TablePose:
     """Where a component lies on the table: centre (mm) and clockwise angle (degrees)."""

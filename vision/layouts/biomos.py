@@ -50,6 +50,7 @@ from scoring.model import BoardState, Component, Placement, Player, UnknownPlace
 from ..identify import FaceDown
 from ..problems import ProblemCode
 from . import (
+    Draft,
     GameLayout,
     LayoutResult,
     Located,
@@ -281,11 +282,8 @@ def _face_down_card(
 
 def read(view: TableView) -> LayoutResult:
     """Planets, biomes, the centre row, the offer and (solo) the Black Hole from positioned components."""
-    problems: list[Problem] = []
-    placed: list[Placed] = []
-    unknown: list[UnknownPlace] = []
-    fits: list[float] = []
-
+    draft = Draft()
+    placed, unknown, problems, fits = draft.placed, draft.unknown, draft.problems, draft.fits
     boards = sorted(view.of_kind("board"), key=lambda b: (_board_number(b.component), b.component.id))
     owners = [(b.component.id, f"planet{_board_number(b.component)}", f"Planet {_board_number(b.component)}") for b in boards]
     players, by_board = seat_players(view, owners)
@@ -297,13 +295,23 @@ def read(view: TableView) -> LayoutResult:
             problems.append(Problem(ProblemCode.BOARD_OF_NOBODY, f"{b.component.id} belongs to no player of this game; its tokens are not placed", (b.component.id,), (b.image_centre,)))
             continue
         placed.append(Placed(Placement(b.component.id, PLANET + by_board[b.component.id].id), b))
-    holes = list(view.of_kind("blackhole"))
-    hole = holes[0] if holes else None
+    hole = next(iter(view.of_kind("blackhole")), None)
     if hole is not None:
         placed.append(Placed(Placement(hole.component.id, BLACKHOLE), hole))
     axis = owned[0].angle_deg if owned else 0.0
 
-    # Biome cards: beside a board (or the Black Hole) they are claimed, otherwise offered.
+    claimed_by_hole = _cards(view, draft, owned, hole, by_board, axis)
+    _tokens(view, draft, owned, hole, claimed_by_hole, by_board, axis)
+    again = _unread(view, draft, owned, hole, claimed_by_hole, by_board, players)
+    confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=tuple(again))
+
+
+def _cards(view: TableView, draft: Draft, owned: list[Located], hole: Located | None, by_board: dict[str, Player],
+           axis: float) -> list[Located]:
+    """Biome cards: beside a board (or the Black Hole) they are claimed, otherwise offered; face
+    down, an unknown place of their keeper. Returns the cards the Black Hole claimed."""
+    placed, unknown, problems = draft.placed, draft.unknown, draft.problems
     claimed_by_hole: list[Located] = []
     offer: list[Located] = []
     for card in view.of_kind("card"):
@@ -328,7 +336,13 @@ def read(view: TableView) -> LayoutResult:
             if problem is not None:
                 problems.append(problem)
 
-    # Terrain tokens: planet spaces, the Black Hole, established biomes, or the centre row.
+    return claimed_by_hole
+
+
+def _tokens(view: TableView, draft: Draft, owned: list[Located], hole: Located | None, claimed_by_hole: list[Located],
+            by_board: dict[str, Player], axis: float) -> None:
+    """Terrain tokens: planet spaces, the Black Hole, established biomes, or the centre row."""
+    placed, problems, fits = draft.placed, draft.problems, draft.fits
     centre: list[Located] = []
     for token in view.of_kind("token"):
         xy = token.centre_mm
@@ -366,6 +380,11 @@ def read(view: TableView) -> LayoutResult:
     for token in along(centre, axis):
         placed.append(Placed(Placement(token.component.id, CENTRE), token))
 
+
+def _unread(view: TableView, draft: Draft, owned: list[Located], hole: Located | None, claimed_by_hole: list[Located],
+            by_board: dict[str, Player], players: tuple[Player, ...]) -> list[LookAgain]:
+    """What was seen but not read: unknown places and problems, and the places to look at again."""
+    placed, unknown, problems = draft.placed, draft.unknown, draft.problems
     # Markers that did not decode on a planet space are unknown places of that planet.
     # A quad on a space that looks like the plain printed space is its outline, not a token.
     taken = {(p.placement.area, p.placement.cell) for p in placed}
@@ -423,8 +442,7 @@ def read(view: TableView) -> LayoutResult:
     if hole is None and owned:
         again += _hole_sites(view, owned, players)
     again = _distinct(again)
-    confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
-    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=tuple(again))
+    return again
 
 
 @cache

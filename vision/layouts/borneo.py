@@ -37,10 +37,11 @@ import numpy as np
 from scoring import find_game
 from scoring.borneo.game import Area
 from scoring.markers import marker_layout
-from scoring.model import BoardState, Placement, UnknownPlace
+from scoring.model import BoardState, Placement, Player, UnknownPlace
 
 from ..problems import ProblemCode
 from . import (
+    Draft,
     GameLayout,
     LayoutResult,
     Located,
@@ -283,32 +284,29 @@ def _fanned_on(view: TableView, cards: list[Located], covered_ids: set[str], are
     return out
 
 
+def _report(problems: list[Problem], code: ProblemCode, loc: Located, message: str) -> None:
+    problems.append(Problem(code, f"{loc.component.id} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
+
+
+def _look_along(again: list[LookAgain], card: Located, steps: range) -> None:
+    """Ask the scanner to read the cards that would lie these fan steps down from ``card``
+    (up when negative): cards of a chain whose markers were not read. Each card's tag is
+    searched where it would show, half a step either way; a tag read already is not read again."""
+    w, h = card.component.size_mm
+    tx, ty = _tag_centre(card) or (w / 2, h / 2)  # without a marker layout: its centre
+    for k in steps:
+        centre = card.face_point(w / 2, h / 2 + k * FAN_MM)
+        tag = card.face_point(tx, ty + k * FAN_MM)
+        again.append(LookAgain((float(centre[0]), float(centre[1])), card.component.size_mm, FAN_MM / 2, card.angle_deg,
+                               (float(tag[0]), float(tag[1]))))
+
+
 def read(view: TableView) -> LayoutResult:
     """Platforms, plant tiles and rotations, hands, fanned food chains, the gallery and bonus cards."""
     view = remembering(view)
-    cat = _catalog()
-    problems: list[Problem] = []
-    placed: list[Placed] = []
-    unknown: list[UnknownPlace] = []
-    fits: list[float] = []
-
+    draft = Draft()
+    placed, unknown, problems, fits = draft.placed, draft.unknown, draft.problems, draft.fits
     again: list[LookAgain] = []
-
-    def report(code: str, loc: Located, message: str) -> None:
-        problems.append(Problem(code, f"{loc.component.id} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
-
-    def look_along(card: Located, steps: range) -> None:
-        """Ask the scanner to read the cards that would lie these fan steps down from ``card``
-        (up when negative): cards of a chain whose markers were not read. Each card's tag is
-        searched where it would show, half a step either way; a tag read already is not read again."""
-        w, h = card.component.size_mm
-        tx, ty = _tag_centre(card) or (w / 2, h / 2)  # without a marker layout: its centre
-        for k in steps:
-            centre = card.face_point(w / 2, h / 2 + k * FAN_MM)
-            tag = card.face_point(tx, ty + k * FAN_MM)
-            again.append(LookAgain((float(centre[0]), float(centre[1])), card.component.size_mm, FAN_MM / 2, card.angle_deg,
-                                   (float(tag[0]), float(tag[1]))))
-
     legends = sorted(view.of_kind("legend"), key=lambda c: _legend_number(c.component.id))
     owners = [(c.component.id, f"player{_legend_number(c.component.id)}", f"Player {_legend_number(c.component.id)}") for c in legends]
     players, by_legend = seat_players(view, owners)
@@ -319,20 +317,32 @@ def read(view: TableView) -> LayoutResult:
     for c in platforms + list(view.of_kind("mount")):
         placed.append(Placed(Placement(c.component.id, JUNGLE), c))
 
+    _tiles(view, draft, platforms, seated, by_legend)
+    _cards(view, draft, again, platforms, seated, by_legend)
+    for card in view.of_kind("bonus"):
+        placed.append(Placed(Placement(card.component.id, BONUS), card))
+    _unread_slots(view, draft, platforms)
+    confidence = float(np.mean(fits)) if fits else (1.0 if platforms or not view.located else 0.5)
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=tuple(again))
+
+
+def _tiles(view: TableView, draft: Draft, platforms: list[Located], seated: list[Located], by_legend: dict[str, Player]) -> None:
+    """Plant tiles: on a platform's slot, turned to its edges, or in a player's hand beside their legend."""
+    placed, problems, fits = draft.placed, draft.problems, draft.fits
     for tile in view.of_kind("tile"):
         xy = tile.centre_mm
         platform = holder(platforms, xy)
         if platform is not None:
             hit = space_hit(platform, xy)
             if hit is None:
-                report(ProblemCode.OFF_SLOT, tile, f"lies on platform {platform.component.id} but on none of its slots")
+                _report(problems, ProblemCode.OFF_SLOT, tile, f"lies on platform {platform.component.id} but on none of its slots")
                 continue
             if hit.offset > SPACE_TRUST:
-                report(ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of slot {hit.space.name} of {platform.component.id}")
+                _report(problems, ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of slot {hit.space.name} of {platform.component.id}")
                 continue
             turns, err = steps_from(tile, platform.angle_deg, 60.0)
             if err > 20.0:
-                report(ProblemCode.ROTATION_UNCLEAR, tile, f"lies {err:.0f} degrees off its slot's edges")
+                _report(problems, ProblemCode.ROTATION_UNCLEAR, tile, f"lies {err:.0f} degrees off its slot's edges")
                 continue
             fits.append(1.0 - max(0.0, hit.offset - 0.4))
             placed.append(Placed(Placement(tile.component.id, PLATFORM + platform.component.id, hit.space.name, turns), tile))
@@ -341,8 +351,14 @@ def read(view: TableView) -> LayoutResult:
         if legend is not None and dist <= HAND_MM:
             placed.append(Placed(Placement(tile.component.id, HAND + by_legend[legend.component.id].id), tile))
             continue
-        report(ProblemCode.LOOSE, tile, "lies on no platform and near no player's legend card")
+        _report(problems, ProblemCode.LOOSE, tile, "lies on no platform and near no player's legend card")
 
+
+def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: list[Located], seated: list[Located],
+           by_legend: dict[str, Player]) -> None:
+    """Earned cards fanned into food chains beside their legend, and the gallery beside the jungle."""
+    cat = _catalog()
+    placed, unknown, problems = draft.placed, draft.unknown, draft.problems
     earned: dict[str, list[Located]] = {}
     gallery: list[Located] = []
     for card in view.of_kind("card"):
@@ -355,7 +371,7 @@ def read(view: TableView) -> LayoutResult:
         if earnable or (action is not None and getattr(action.kind, "value", "") == "ability"):
             gallery.append(card)
             continue
-        report(ProblemCode.NOT_READ, card, "is a card the table layout does not place (a deck or discard card?)")
+        _report(problems, ProblemCode.NOT_READ, card, "is a card the table layout does not place (a deck or discard card?)")
     # The gallery lies beside the jungle, one card apart from the next: a card far from every
     # platform, or fanned with others (a food chain whose legend is out of view), is not guessed.
     fanned, _, _ = _stacks(gallery)
@@ -363,7 +379,7 @@ def read(view: TableView) -> LayoutResult:
     for card in gallery:
         _, dist = nearest(platforms, card.centre_mm)
         if card.component.id in in_fan or dist > GALLERY_MM:
-            report(ProblemCode.UNPLACED, card, "lies near no legend card and is not laid out beside the jungle")
+            _report(problems, ProblemCode.UNPLACED, card, "lies near no legend card and is not laid out beside the jungle")
             continue
         placed.append(Placed(Placement(card.component.id, GALLERY), card))
     chain_gaps: list[Spot] = []
@@ -371,7 +387,7 @@ def read(view: TableView) -> LayoutResult:
         on, found, gaps = _stacks(cards)
         problems.extend(found)
         for base, shift in gaps:  # the unread cards of a gap lie a fan step apart below its base
-            look_along(base, range(1, max(2, round(shift / FAN_MM))))
+            _look_along(again, base, range(1, max(2, round(shift / FAN_MM))))
         reference = _band_texture(view, cards, inside=True)
         tops = [c for c in cards if c.component.id not in on] if reference > 0 else []
         above = dict(zip((c.component.id for c in tops), _band_textures(view, tops, inside=False)))
@@ -382,7 +398,7 @@ def read(view: TableView) -> LayoutResult:
             if card.component.id in above and above[card.component.id] > 0.6 * reference:
                 problems.append(Problem(ProblemCode.FAN_GAP, f"{card.component.id} lies fanned below something printed that was not read (a card of the chain?); not placed", (card.component.id,), (card.image_centre,)))
                 unknown.append(UnknownPlace(EARNED + pid))
-                look_along(card, range(-1, -_UNREAD_RUN - 1, -1))
+                _look_along(again, card, range(-1, -_UNREAD_RUN - 1, -1))
                 continue
             chain.append(card)
         # A card on a prey that is not placed is not placed either (up the whole chain).
@@ -401,10 +417,12 @@ def read(view: TableView) -> LayoutResult:
         below = spot.holder.component.id
         unknown.append(UnknownPlace(str(spot.key), None, below if below in placed_ids else None))
         problems.append(Problem(ProblemCode.FAN_UNREAD, f"a card lies fanned on {below} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
-        look_along(spot.holder, range(1, _UNREAD_RUN + 1))
-    for card in view.of_kind("bonus"):
-        placed.append(Placed(Placement(card.component.id, BONUS), card))
+        _look_along(again, spot.holder, range(1, _UNREAD_RUN + 1))
 
+
+def _unread_slots(view: TableView, draft: Draft, platforms: list[Located]) -> None:
+    """Slots of a platform holding a tile that was not read: unknown places there."""
+    placed, unknown, problems = draft.placed, draft.unknown, draft.problems
     # Markers that did not decode on a slot of a platform are unknown places there.
     taken = {(p.placement.area, p.placement.cell) for p in placed}
     tile_reference = partial(marker_texture, view, platforms + list(view.of_kind("tile")), 6.0)
@@ -435,8 +453,6 @@ def read(view: TableView) -> LayoutResult:
         area, cell = spot.key  # type: ignore[misc]
         unknown.append(UnknownPlace(area, cell))
         problems.append(Problem(ProblemCode.UNREAD_TILE, f"something lies on slot {cell} of {spot.holder.component.id} that could not be read; that slot is not scored", (), (image_point(spot),)))
-    confidence = float(np.mean(fits)) if fits else (1.0 if platforms or not view.located else 0.5)
-    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=tuple(again))
 
 
 def canonical(state: BoardState) -> BoardState:

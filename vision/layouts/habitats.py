@@ -34,6 +34,7 @@ from scoring.model import BoardState, Placement, Player, UnknownPlace
 
 from ..problems import ProblemCode
 from . import (
+    Draft,
     GameLayout,
     LayoutResult,
     Located,
@@ -216,8 +217,8 @@ def _next_to(cells: set[tuple[int, int]], cell: tuple[int, int]) -> bool:
 def read(view: TableView) -> LayoutResult:
     """Parks, market and score track from the positioned components."""
     cat = _catalog()
-    problems: list[Problem] = []
-    fits: list[float] = []
+    draft = Draft()
+    placed, unknown, problems, fits = draft.placed, draft.unknown, draft.problems, draft.fits
     entrances = [(c, cs.colour) for c in view.located if (cs := cat.colour_of_entrance(c.component.id))]
     entrance_colour = {id(c): colour for c, colour in entrances}
     players = _players(view, entrances)
@@ -234,13 +235,34 @@ def read(view: TableView) -> LayoutResult:
     by_colour.update({p.id: p for p in players})
     seat0 = min((p.seat for p in players), default=None)
     centres = {id(c): np.array(c.centre_mm) for c in view.located}
-    placed: list[Placed] = []
-    unknown: list[UnknownPlace] = []
 
     grid_items = [c for c in view.located if c.component.kind in ("tile", "entrance", "figure")]
     figures = {id(c) for c in grid_items if c.component.kind == "figure"}
     park_items = [c for c in grid_items if id(c) not in figures]
     groups = connected_groups(park_items, NEIGHBOUR_MM)
+    frames, seat0_angle, loose, market_items = _parks(draft, groups, park_items, entrance_colour, by_colour, seat0, centres)
+    _market(view, draft, market_items, [c for c in grid_items if id(c) in figures], figures, players, seat0_angle,
+            centres, frames, loose)
+    for m in loose:
+        problems.append(Problem(ProblemCode.LOOSE, f"{m.component.id} lies apart from every park and the market; not placed", (m.component.id,), (m.image_centre,)))
+
+    _track(view, draft, centres)
+    faint = _unread_cells(view, draft, frames, players)
+    confidence = float(np.mean(fits)) if fits else (1.0 if not view.located else 0.5)
+    if any(p.code == ProblemCode.PARK_NO_PLAYER for p in problems):
+        confidence *= 0.5
+    again = _look_again(unknown + faint, frames, placed)
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
+
+
+def _parks(
+    draft: Draft, groups: list[list[int]], park_items: list[Located], entrance_colour: dict[int, str],
+    by_colour: dict[str, Player], seat0: int | None, centres: dict[int, np.ndarray],
+) -> tuple[dict[str, tuple[np.ndarray, float, float]], float | None, list[Located], list[Located]]:
+    """Each group of tiles around an entrance is its player's park, on a grid from the entrance:
+    the parks' grid frames, seat 0's entrance angle, the tiles of no player and the groups
+    without an entrance (the market, when they are many)."""
+    placed, problems, fits = draft.placed, draft.problems, draft.fits
     frames: dict[str, tuple[np.ndarray, float, float]] = {}
     seat0_angle: float | None = None
     loose: list[Located] = []
@@ -282,7 +304,17 @@ def read(view: TableView) -> LayoutResult:
                 problems.append(Problem(ProblemCode.ROTATION_UNCLEAR, f"{m.component.id} lies {turn_err:.0f} degrees off the park grid", (m.component.id,), (m.image_centre,)))
             placed.append(Placed(Placement(m.component.id, area, cell, turns), m))  # type: ignore[arg-type]
 
-    market_figures = [c for c in grid_items if id(c) in figures]
+    return frames, seat0_angle, loose, market_items
+
+
+def _market(
+    view: TableView, draft: Draft, market_items: list[Located], market_figures: list[Located], figures: set[int],
+    players: tuple[Player, ...], seat0_angle: float | None, centres: dict[int, np.ndarray],
+    frames: dict[str, tuple[np.ndarray, float, float]], loose: list[Located],
+) -> None:
+    """The market: groups with a figure or of four tiles or more, on a grid along seat 0's
+    entrance (its frame joins ``frames``; smaller groups join ``loose``)."""
+    placed, unknown, problems, fits = draft.placed, draft.unknown, draft.problems, draft.fits
     if market_items or market_figures:
         market_groups = connected_groups(market_items + market_figures, NEIGHBOUR_MM)
         chosen: list[Located] = []
@@ -335,10 +367,11 @@ def read(view: TableView) -> LayoutResult:
                 # Cells of the completed market that look printed but were not read.
                 unknown.extend(UnknownPlace(MARKET, cell) for cell in unread)
 
-    for m in loose:
-        problems.append(Problem(ProblemCode.LOOSE, f"{m.component.id} lies apart from every park and the market; not placed", (m.component.id,), (m.image_centre,)))
 
-    # The score track: goals and score markers on its spaces.
+def _track(view: TableView, draft: Draft, centres: dict[int, np.ndarray]) -> None:
+    """The score track: goals and score markers on its spaces."""
+    cat = _catalog()
+    placed, problems = draft.placed, draft.problems
     board = next((c for c in view.located if c.component.id == cat.track.id), None)
     if board is not None:
         placed.append(Placed(Placement(board.component.id, TRACK), board))
@@ -359,6 +392,13 @@ def read(view: TableView) -> LayoutResult:
             if c.component.kind in ("goal", "marker"):
                 problems.append(Problem(ProblemCode.NO_TRACK, f"{c.component.id} seen but the score track is not in view", (c.component.id,), (c.image_centre,)))
 
+
+def _unread_cells(
+    view: TableView, draft: Draft, frames: dict[str, tuple[np.ndarray, float, float]], players: tuple[Player, ...]
+) -> list[UnknownPlace]:
+    """Unknown cells of the parks and the market (joined to ``draft``), and the faint ones only
+    looked at again (returned)."""
+    placed, unknown = draft.placed, draft.unknown
     # Unreadable markers inside a park or the market become unknown cells where a tile's
     # outline lies (an undecoded quad may span the table between two parks); elsewhere they
     # are only looked at again, as faint cells are.
@@ -401,11 +441,7 @@ def read(view: TableView) -> LayoutResult:
                 unknown.append(UnknownPlace(area, cell))
         faint.extend(UnknownPlace(area, cell) for cell in covered.faint if (area, cell) not in taken)
     faint = [f for f in dict.fromkeys(faint) if (f.area, f.cell) not in taken]
-    confidence = float(np.mean(fits)) if fits else (1.0 if not view.located else 0.5)
-    if any(p.code == ProblemCode.PARK_NO_PLAYER for p in problems):
-        confidence *= 0.5
-    again = _look_again(unknown + faint, frames, placed)
-    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
+    return faint
 
 
 def _look_again(

@@ -36,6 +36,7 @@ from scoring.rainforest.jungle import AreaKind
 
 from ..problems import ProblemCode
 from . import (
+    Draft,
     GameLayout,
     LayoutResult,
     Located,
@@ -210,17 +211,15 @@ def _zone_cell(space: str) -> tuple[str, str]:
     return f"zone:{zone[1:]}", cell
 
 
+def _report(problems: list[Problem], code: ProblemCode, loc: Located, message: str) -> None:
+    problems.append(Problem(code, f"{loc.component.id} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
+
+
 def read(view: TableView) -> LayoutResult:
     """Player boards, jungles, clearings, reserves, bonus tokens and the main board's zones."""
     view = remembering(view)
-    problems: list[Problem] = []
-    placed: list[Placed] = []
-    unknown: list[UnknownPlace] = []
-    fits: list[float] = []
-
-    def report(code: str, loc: Located, message: str) -> None:
-        problems.append(Problem(code, f"{loc.component.id} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
-
+    draft = Draft()
+    placed, unknown, problems, fits = draft.placed, draft.unknown, draft.problems, draft.fits
     boards = sorted((b for b in view.of_kind("board") if b.component.id != MAIN_BOARD), key=lambda b: _board_order(b.component))
     owners = [(b.component.id, _totem(b.component), _totem(b.component).title()) for b in boards]
     players, by_board = seat_players(view, owners)
@@ -236,6 +235,43 @@ def read(view: TableView) -> LayoutResult:
     if main is not None:
         placed.append(Placed(Placement(MAIN_BOARD, TABLE), main))
 
+    tile_area, tiles_placed = _tiles(view, draft, owned, by_board, main)
+
+    _tokens(view, draft, owned, by_board, main, tile_area, tiles_placed)
+
+    # Protected-area and diversity tokens: on a tile, or in the supply.
+    for bonus in view.of_kind(*BONUS_KINDS):
+        tile = holder(tiles_placed, bonus.centre_mm)
+        if tile is not None:
+            placed.append(Placed(Placement(bonus.component.id, tile_area[tile.component.id], None, 0, True, tile.component.id), bonus))
+        elif holder(view.of_kind("tile"), bonus.centre_mm) is not None:
+            _report(problems, ProblemCode.ON_UNPLACED_TILE, bonus, "lies on a tile that has no place")
+        elif holder(view.of_kind("board"), bonus.centre_mm) is not None:
+            _report(problems, ProblemCode.OFF_TILE, bonus, "lies on a board but on no tile that was read")
+        else:
+            placed.append(Placed(Placement(bonus.component.id, SUPPLY), bonus))
+
+    glasses = view.of_kind("binoculars")
+    for item in glasses:
+        board, dist = nearest(owned, item.centre_mm)
+        if board is None or dist > BINOCULARS_MM:
+            _report(problems, ProblemCode.LOOSE, item, "lie near no player board")
+            continue
+        placed.append(Placed(Placement(item.component.id, PLAYER + by_board[board.component.id].id), item))
+    if not glasses and owned and not missing:
+        problems.append(_binoculars_unseen())
+
+    _unread(view, draft, owned, by_board, main, tile_area, tiles_placed)
+    confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
+    again = _covered_codes(view, tiles_placed)
+    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
+
+
+def _tiles(view: TableView, draft: Draft, owned: list[Located], by_board: dict[str, Player],
+           main: Located | None) -> tuple[dict[str, str], list[Located]]:
+    """Tiles: jungle and clearing spaces of a player board, or a zone's pile on the main board.
+    Returns each placed tile's area and the tiles placed on player boards."""
+    placed, problems, fits = draft.placed, draft.problems, draft.fits
     # Tiles: jungle and clearing spaces of a player board, or a zone's pile on the main board.
     tile_area: dict[str, str] = {}
     tiles_placed: list[Located] = []
@@ -249,7 +285,7 @@ def read(view: TableView) -> LayoutResult:
             if hit is None:
                 area, cell = CLEARING + pid, None
             elif hit.offset > SPACE_TRUST:
-                report(ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of {hit.space.name}")
+                _report(problems, ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of {hit.space.name}")
                 continue
             else:
                 fits.append(1.0 - max(0.0, hit.offset - 0.4))
@@ -262,14 +298,20 @@ def read(view: TableView) -> LayoutResult:
         if main is not None and holder([main], xy) is not None:
             hit = space_hit(main, xy)
             if hit is None or not hit.space.name.endswith("PILE") or hit.offset > SPACE_TRUST:
-                report(ProblemCode.OFF_SPACE, tile, "lies on the main board but on no zone's pile")
+                _report(problems, ProblemCode.OFF_SPACE, tile, "lies on the main board but on no zone's pile")
                 continue
             area, cell = _zone_cell(hit.space.name)
             turns, _ = steps_from(tile, main.angle_deg, 90.0)
             placed.append(Placed(Placement(tile.component.id, area, cell, turns), tile))
             continue
-        report(ProblemCode.LOOSE, tile, "lies on no player board and on no zone's pile")
+        _report(problems, ProblemCode.LOOSE, tile, "lies on no player board and on no zone's pile")
 
+    return tile_area, tiles_placed
+
+
+def _tokens(view: TableView, draft: Draft, owned: list[Located], by_board: dict[str, Player], main: Located | None,
+            tile_area: dict[str, str], tiles_placed: list[Located]) -> None:
+    placed, problems, fits = draft.placed, draft.problems, draft.fits
     # Species tokens: a slot of the tile under them, a reserve space, or a zone's token space.
     for token in view.of_kind("token"):
         xy = token.centre_mm
@@ -277,16 +319,16 @@ def read(view: TableView) -> LayoutResult:
         if tile is not None:
             hit = space_hit(tile, xy)
             if hit is None:
-                report(ProblemCode.OFF_SLOT, token, f"lies on {tile.component.id} but on none of its slots")
+                _report(problems, ProblemCode.OFF_SLOT, token, f"lies on {tile.component.id} but on none of its slots")
             elif hit.offset > SPACE_TRUST:
-                report(ProblemCode.BETWEEN_SPACES, token, f"lies between two slots of {tile.component.id}")
+                _report(problems, ProblemCode.BETWEEN_SPACES, token, f"lies between two slots of {tile.component.id}")
             else:
                 fits.append(1.0 - max(0.0, hit.offset - 0.4))
                 area = tile_area[tile.component.id]
                 placed.append(Placed(Placement(token.component.id, area, None, 0, True, tile.component.id, int(hit.space.name)), token))
             continue
         if holder(view.of_kind("tile"), xy) is not None:
-            report(ProblemCode.ON_UNPLACED_TILE, token, "lies on a tile that has no place")
+            _report(problems, ProblemCode.ON_UNPLACED_TILE, token, "lies on a tile that has no place")
             continue
         board = holder(owned, xy)
         if board is not None:
@@ -294,40 +336,22 @@ def read(view: TableView) -> LayoutResult:
             if hit is not None and hit.space.name.startswith("R") and hit.offset <= SPACE_TRUST:
                 placed.append(Placed(Placement(token.component.id, RESERVE + by_board[board.component.id].id, hit.space.name), token))
             else:
-                report(ProblemCode.OFF_SPACE, token, f"lies on {board.component.id} but on no tile and no reserve space")
+                _report(problems, ProblemCode.OFF_SPACE, token, f"lies on {board.component.id} but on no tile and no reserve space")
             continue
         if main is not None and holder([main], xy) is not None:
             hit = space_hit(main, xy)
             if hit is None or "-S" not in hit.space.name or hit.offset > SPACE_TRUST:
-                report(ProblemCode.OFF_SPACE, token, "lies on the main board but on no zone's token space")
+                _report(problems, ProblemCode.OFF_SPACE, token, "lies on the main board but on no zone's token space")
                 continue
             area, cell = _zone_cell(hit.space.name)
             placed.append(Placed(Placement(token.component.id, area, cell), token))
             continue
-        report(ProblemCode.LOOSE, token, "lies on no tile, reserve or zone")
+        _report(problems, ProblemCode.LOOSE, token, "lies on no tile, reserve or zone")
 
-    # Protected-area and diversity tokens: on a tile, or in the supply.
-    for bonus in view.of_kind(*BONUS_KINDS):
-        tile = holder(tiles_placed, bonus.centre_mm)
-        if tile is not None:
-            placed.append(Placed(Placement(bonus.component.id, tile_area[tile.component.id], None, 0, True, tile.component.id), bonus))
-        elif holder(view.of_kind("tile"), bonus.centre_mm) is not None:
-            report(ProblemCode.ON_UNPLACED_TILE, bonus, "lies on a tile that has no place")
-        elif holder(view.of_kind("board"), bonus.centre_mm) is not None:
-            report(ProblemCode.OFF_TILE, bonus, "lies on a board but on no tile that was read")
-        else:
-            placed.append(Placed(Placement(bonus.component.id, SUPPLY), bonus))
 
-    glasses = view.of_kind("binoculars")
-    for item in glasses:
-        board, dist = nearest(owned, item.centre_mm)
-        if board is None or dist > BINOCULARS_MM:
-            report(ProblemCode.LOOSE, item, "lie near no player board")
-            continue
-        placed.append(Placed(Placement(item.component.id, PLAYER + by_board[board.component.id].id), item))
-    if not glasses and owned and not missing:
-        problems.append(_binoculars_unseen())
-
+def _unread(view: TableView, draft: Draft, owned: list[Located], by_board: dict[str, Player], main: Located | None,
+            tile_area: dict[str, str], tiles_placed: list[Located]) -> None:
+    placed, unknown, problems = draft.placed, draft.unknown, draft.problems
     # Markers that did not decode on a slot or a space are unknown places there.
     taken = {(p.placement.area, p.placement.cell, p.placement.on, p.placement.slot) for p in placed}
     quads: list[tuple[Unreadable, UnknownPlace]] = []
@@ -366,9 +390,6 @@ def read(view: TableView) -> LayoutResult:
         unknown.append(guess)
         where = f"slot {guess.slot} of {guess.on}" if guess.on else f"{guess.cell} of {spot.holder.component.id}"
         problems.append(Problem(ProblemCode.UNREAD, f"something lies on {where} that could not be read; that place is not scored", (), (image_point(spot),)))
-    confidence = float(np.mean(fits)) if fits else (1.0 if owned or not view.located else 0.5)
-    again = _covered_codes(view, tiles_placed)
-    return LayoutResult(players, tuple(placed), tuple(unknown), tuple(problems), confidence, look_again=again)
 
 
 @cache
