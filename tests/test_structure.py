@@ -1,6 +1,7 @@
 """The shape of the code a newcomer changes: no product module over 600 lines, no function
 over 100, and no import cycle between modules (imports inside functions count too: a cycle
-dodged at run time is still two modules that cannot be read one without the other)."""
+dodged at run time is still two modules that cannot be read one without the other; a type
+named for the checker under ``if TYPE_CHECKING:`` is not an import)."""
 
 from __future__ import annotations
 
@@ -19,20 +20,10 @@ MAX_FUNCTION_LINES = 100
 OVERSIZED: dict[str, int] = {
     "companion.app.api": 605,
     "printables.faces": 640,
-    "scoring.borneo.catalog": 790,
-    "scoring.borneo.game": 734,
-    "scoring.habitats.catalog": 667,
     "scoring.habitats.catalog:parse_track": 102,
-    "scoring.markers": 650,
-    "scoring.phylo.catalog": 641,
     "scoring.phylo.rules:check_move": 237,
-    "scoring.rainforest.catalog": 688,
     "scoring.rainforest.catalog:build_catalog": 158,
     "scoring.rainforest.rules:turn_violations": 103,
-    "vision.layouts.biomos:read": 146,
-    "vision.layouts.borneo:read": 154,
-    "vision.layouts.habitats:read": 193,
-    "vision.layouts.rainforest:read": 159,
 }
 #: Known cycles still to break (sorted module names): the app's server builds the app
 #: (``create_app``), the hints command borrows the main command's helpers.
@@ -70,11 +61,20 @@ def test_no_module_over_600_lines_and_no_function_over_100() -> None:
     assert not fixed, f"these fit now: take them off OVERSIZED: {fixed}"
 
 
+def _walk(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node but those under ``if TYPE_CHECKING:`` (a type named for a checker, not an import)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and isinstance(child.test, ast.Name) and child.test.id == "TYPE_CHECKING":
+            continue
+        yield child
+        yield from _walk(child)
+
+
 def _imports(name: str, path: Path, is_package: bool, modules: set[str]) -> set[str]:
     """The product modules ``name`` imports (``from . import x`` names the module ``x``)."""
     out: set[str] = set()
     here = name.split(".") if is_package else name.split(".")[:-1]
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for node in _walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.ImportFrom):
             base = here[: len(here) - node.level + 1] if node.level else []
             target = ".".join(base + ([node.module] if node.module else [])) if node.level else (node.module or "")

@@ -220,7 +220,6 @@ def _side(value: Any, where: str) -> Side:
         raise CatalogError(f"{where}: side must be discovery or advanced, got {value!r}") from None
 
 
-
 def _number(value: Any, where: str, lo: float, hi: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise CatalogError(f"{where}: expected a number, got {value!r}")
