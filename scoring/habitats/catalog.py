@@ -265,6 +265,19 @@ def track_spaces(columns: int, cell: float, origin: tuple[float, float]) -> tupl
     return tuple(spaces)
 
 
+def _parse_replacement(r: Any, where: str) -> ReplacementTile:
+    """The replacement tile printed with the track (its own tag and face)."""
+    check_fields(r, required=("id", "tag", "name", "size_mm", "colour", "edition_data"), where=where)
+    return ReplacementTile(
+        as_id(r["id"], where),
+        _tag(r["tag"], where),
+        _text(r["name"], where),
+        _size(r["size_mm"], where),
+        _colour(r["colour"], where),
+        as_bool(r["edition_data"], where),
+    )
+
+
 def parse_track(
     doc: Mapping[str, Any], filename: str = "track.toml"
 ) -> tuple[TrackBoard, ReplacementTile, dict[tuple[int, int], tuple[int, ...]], dict[tuple[int, int], bool]]:
@@ -334,17 +347,7 @@ def parse_track(
         tuple(spaces),
         as_bool(b["edition_data"], where),
     )
-    r = doc["replacement"]
-    where = f"{base} [replacement]"
-    check_fields(r, required=("id", "tag", "name", "size_mm", "colour", "edition_data"), where=where)
-    replacement = ReplacementTile(
-        as_id(r["id"], where),
-        _tag(r["tag"], where),
-        _text(r["name"], where),
-        _size(r["size_mm"], where),
-        _colour(r["colour"], where),
-        as_bool(r["edition_data"], where),
-    )
+    replacement = _parse_replacement(doc["replacement"], f"{base} [replacement]")
     scores: dict[tuple[int, int], tuple[int, ...]] = {}
     edition: dict[tuple[int, int], bool] = {}
     for i, row in enumerate(doc["scores"]):

@@ -164,6 +164,96 @@ def check_move(
     events = played_events(after, tb, ta)
     actions = len(events)
 
+    found, expected_discards = _event_cards(catalog, events, tb, ta)
+    out += found
+    out += _turned(tb, ta)
+    # -- new species (plays, invasive plays) -----------------------------------
+    endangered = {
+        c.id for c in tb.by_id.values() if c.species and c.owner == active and not tb.is_viable(c.id)
+    }
+    invaded: set[str] = set()
+    new_cards = [c for c in ta.by_id.values() if c.species and c.id not in tb.by_id]
+    for card in new_cards:
+        actions += 1
+        s = card.species
+        if s is None:
+            continue
+        if active is not None and card.owner != active:
+            out.append(
+                _v(
+                    Rule.WRONG_ORIENTATION,
+                    f"{card.name} at {fmt(card.cell)} must face the player who plays it ({active})",
+                    (card.cell,),
+                    (card.id,),
+                )
+            )
+        old = tb.cards.get(card.cell)
+        freed = old is None or old.id in ta.by_id or old.id in expected_discards or old.id in endangered
+        if old is not None and not freed:
+            if old.species is None:
+                reason = "a HOME card cannot be replaced"
+            elif not keywords:
+                reason = "keywords are switched off in this game"
+            elif not s.is_invasive:
+                reason = f"{s.common_name} is not INVASIVE"
+            elif not _similar(s, old.species):
+                reason = f"{old.name} is not a similar species (needs kingdom {s.kingdom} and FOODCHAIN#{s.foodchain})"
+            else:
+                reason = ""
+                invaded.add(old.id)
+            if reason:
+                out.append(
+                    _v(
+                        Rule.INVASIVE_MISMATCH,
+                        f"{card.name} played on top of {old.name} at {fmt(card.cell)}: {reason}",
+                        (card.cell,),
+                        (card.id, old.id),
+                    )
+                )
+                invaded.add(old.id)
+        out.extend(_placement_faults(card, ta, "played"))
+
+    moved, move_actions = _moves(tb, ta, active)
+    out += moved
+    actions += move_actions
+    # -- cards that left the table -------------------------------------------------
+    for old in tb.by_id.values():
+        if old.id in ta.by_id or old.species is None:
+            continue
+        if old.id in expected_discards or old.id in invaded or old.id in endangered:
+            continue
+        out.append(
+            _v(
+                Rule.CARD_REMOVED,
+                f"{old.name} left the table from {fmt(old.cell)} though no rule removed it",
+                (old.cell,),
+                (old.id,),
+            )
+        )
+
+    # -- the reaction window closes ---------------------------------------------------
+    for cid in sorted(endangered):
+        card = ta.by_id.get(cid)
+        if card is not None and not ta.is_viable(cid):
+            out.append(
+                _v(
+                    Rule.NOT_DISCARDED,
+                    f"{card.name} at {fmt(card.cell)} had no food chain at the start of {active}'s turn and still has none:"
+                    " it goes to the discard pile",
+                    (card.cell,),
+                    (cid,),
+                )
+            )
+
+    if actions > ACTIONS_PER_TURN:
+        out.append(_v(Rule.TOO_MANY_ACTIONS, f"{actions} actions in one turn; a turn has {ACTIONS_PER_TURN}"))
+    return tuple(out)
+
+
+def _event_cards(catalog: Catalog, events: tuple[PlayedEvent, ...], tb: Table, ta: Table) -> tuple[list[Violation], dict[str, str]]:
+    """The event cards played this turn: where each lies and what it discards. Returns the
+    faults and the cards the events discard (card id -> event name)."""
+    out: list[Violation] = []
     # -- event cards ----------------------------------------------------------
     expected_discards: dict[str, str] = {}
     after_events = {te.id: te for te in ta.events}
@@ -229,6 +319,12 @@ def check_move(
                 )
             )
 
+    return out, expected_discards
+
+
+def _turned(tb: Table, ta: Table) -> list[Violation]:
+    """HOME cards never move, turn or leave; no card turns away from its owner."""
+    out: list[Violation] = []
     # -- HOME cards and turned cards -------------------------------------------
     for old in tb.by_id.values():
         new = ta.by_id.get(old.id)
@@ -265,52 +361,14 @@ def check_move(
                 )
             )
 
-    # -- new species (plays, invasive plays) -----------------------------------
-    endangered = {
-        c.id for c in tb.by_id.values() if c.species and c.owner == active and not tb.is_viable(c.id)
-    }
-    invaded: set[str] = set()
-    new_cards = [c for c in ta.by_id.values() if c.species and c.id not in tb.by_id]
-    for card in new_cards:
-        actions += 1
-        s = card.species
-        if s is None:
-            continue
-        if active is not None and card.owner != active:
-            out.append(
-                _v(
-                    Rule.WRONG_ORIENTATION,
-                    f"{card.name} at {fmt(card.cell)} must face the player who plays it ({active})",
-                    (card.cell,),
-                    (card.id,),
-                )
-            )
-        old = tb.cards.get(card.cell)
-        freed = old is None or old.id in ta.by_id or old.id in expected_discards or old.id in endangered
-        if old is not None and not freed:
-            if old.species is None:
-                reason = "a HOME card cannot be replaced"
-            elif not keywords:
-                reason = "keywords are switched off in this game"
-            elif not s.is_invasive:
-                reason = f"{s.common_name} is not INVASIVE"
-            elif not _similar(s, old.species):
-                reason = f"{old.name} is not a similar species (needs kingdom {s.kingdom} and FOODCHAIN#{s.foodchain})"
-            else:
-                reason = ""
-                invaded.add(old.id)
-            if reason:
-                out.append(
-                    _v(
-                        Rule.INVASIVE_MISMATCH,
-                        f"{card.name} played on top of {old.name} at {fmt(card.cell)}: {reason}",
-                        (card.cell,),
-                        (card.id, old.id),
-                    )
-                )
-                invaded.add(old.id)
-        out.extend(_placement_faults(card, ta, "played"))
+    return out
 
+
+def _moves(tb: Table, ta: Table, active: str | None) -> tuple[list[Violation], int]:
+    """Cards moved this turn: only by their owner, as far as MOVE (or FLIGHT) allows. Returns
+    the faults and the actions the moves took."""
+    out: list[Violation] = []
+    actions = 0
     # -- moves ------------------------------------------------------------------
     for card in ta.by_id.values():
         old = tb.by_id.get(card.id)
@@ -355,38 +413,8 @@ def check_move(
             actions += needed
         out.extend(_placement_faults(card, ta, "moved"))
 
-    # -- cards that left the table -------------------------------------------------
-    for old in tb.by_id.values():
-        if old.id in ta.by_id or old.species is None:
-            continue
-        if old.id in expected_discards or old.id in invaded or old.id in endangered:
-            continue
-        out.append(
-            _v(
-                Rule.CARD_REMOVED,
-                f"{old.name} left the table from {fmt(old.cell)} though no rule removed it",
-                (old.cell,),
-                (old.id,),
-            )
-        )
+    return out, actions
 
-    # -- the reaction window closes ---------------------------------------------------
-    for cid in sorted(endangered):
-        card = ta.by_id.get(cid)
-        if card is not None and not ta.is_viable(cid):
-            out.append(
-                _v(
-                    Rule.NOT_DISCARDED,
-                    f"{card.name} at {fmt(card.cell)} had no food chain at the start of {active}'s turn and still has none:"
-                    " it goes to the discard pile",
-                    (card.cell,),
-                    (cid,),
-                )
-            )
-
-    if actions > ACTIONS_PER_TURN:
-        out.append(_v(Rule.TOO_MANY_ACTIONS, f"{actions} actions in one turn; a turn has {ACTIONS_PER_TURN}"))
-    return tuple(out)
 
 
 def _table_signature(state: BoardState) -> frozenset[tuple[Any, ...]]:

@@ -259,43 +259,13 @@ def _parse_protected_areas(
     return _unique(out, where)
 
 
-def build_catalog(
-    edition: Mapping[str, Any],
-    tile_rows: Sequence[Mapping[str, Any]],
-    token_rows: Sequence[Mapping[str, Any]],
-) -> Catalog:
-    """Validate the three data files together into one catalog; any fault is a CatalogError."""
-    ew = f"{GAME_ID}/{EDITION_FILE}"
-    check_fields(
-        edition,
-        required=(
-            "edition",
-            "colours",
-            "species",
-            "diversity",
-            "sizes",
-            "tile_slots",
-            "player_board",
-            "main_board",
-            "protected_areas",
-            "diversity_tokens",
-            "binoculars",
-        ),
-        where=ew,
-    )
-    col = _table(edition, "colours", ew)
-    check_fields(col, required=("tile", "token", "tiles_per_pile", "hex"), where=f"{ew} [colours]")
-    tile_colours = tuple(_enum(Colour, c, f"{ew} colours.tile") for c in col["tile"])
-    if sorted(c.value for c in tile_colours) != sorted(c.value for c in Colour):
-        raise CatalogError(f"{ew} colours.tile: must list the five jungle colours once each")
-    token_colours = frozenset(_enum(Colour, c, f"{ew} colours.token") for c in col["token"])
-    hex_raw = col["hex"]
-    check_fields(
-        hex_raw, required=[c.value for c in Colour], optional=("edition_data",), where=f"{ew} [colours.hex]"
-    )
-    hex_colours = {c: str(hex_raw[c.value]) for c in Colour}
+#: The sections of edition.toml, each required.
+_EDITION_SECTIONS = ("edition", "colours", "species", "diversity", "sizes", "tile_slots", "player_board", "main_board",
+                     "protected_areas", "diversity_tokens", "binoculars")
 
-    sp = _table(edition, "species", ew)
+
+def _parse_species(sp: Mapping[str, Any], ew: str) -> int:
+    """The species, each named once; returns how many tokens each species has per colour."""
     check_fields(
         sp,
         required=("names", "tokens_per_species_and_colour"),
@@ -304,9 +274,23 @@ def build_catalog(
     )
     if sorted(sp["names"]) != sorted(s.value for s in Species):
         raise CatalogError(f"{ew} species.names: must be {', '.join(s.value for s in Species)}")
-    per_kind = as_int(
+    return as_int(
         sp["tokens_per_species_and_colour"], f"{ew} species.tokens_per_species_and_colour", lo=1, hi=20
     )
+
+
+def build_catalog(
+    edition: Mapping[str, Any],
+    tile_rows: Sequence[Mapping[str, Any]],
+    token_rows: Sequence[Mapping[str, Any]],
+) -> Catalog:
+    """Validate the three data files together into one catalog; any fault is a CatalogError."""
+    ew = f"{GAME_ID}/{EDITION_FILE}"
+    check_fields(edition, required=_EDITION_SECTIONS, where=ew)
+    col = _table(edition, "colours", ew)
+    tile_colours, token_colours, hex_colours = _parse_colours(col, ew)
+
+    per_kind = _parse_species(_table(edition, "species", ew), ew)
 
     div = _table(edition, "diversity", ew)
     check_fields(div, required=("points_per_later_tile", "colours_needed"), where=f"{ew} [diversity]")
@@ -316,39 +300,10 @@ def build_catalog(
         )
 
     sz = _table(edition, "sizes", ew)
-    check_fields(
-        sz,
-        required=(
-            "tile_mm",
-            "species_token_mm",
-            "protected_area_mm",
-            "diversity_mm",
-            "binoculars_mm",
-            "player_board_mm",
-            "main_board_mm",
-        ),
-        optional=("edition_data",),
-        where=f"{ew} [sizes]",
-    )
-    sizes = Sizes(
-        tile_mm=_point(sz["tile_mm"], f"{ew} sizes.tile_mm"),
-        species_token_mm=_positive(sz["species_token_mm"], f"{ew} sizes.species_token_mm"),
-        protected_area_mm=_positive(sz["protected_area_mm"], f"{ew} sizes.protected_area_mm"),
-        diversity_mm=_positive(sz["diversity_mm"], f"{ew} sizes.diversity_mm"),
-        binoculars_mm=_point(sz["binoculars_mm"], f"{ew} sizes.binoculars_mm"),
-    )
-    for name in ("species_token_mm", "protected_area_mm", "diversity_mm"):
-        if getattr(sizes, name) < 22:
-            raise CatalogError(f"{ew} sizes.{name}: a token must be at least 22 mm to carry its 16 mm tag")
+    sizes = _parse_sizes(sz, ew)
 
     ts = _table(edition, "tile_slots", ew)
-    check_fields(ts, required=("edition_data", "slot_mm", "one", "two", "three"), where=f"{ew} [tile_slots]")
-    slot_positions = {}
-    for n, key in _SLOT_COUNT_NAMES.items():
-        pts = tuple(_point(p, f"{ew} tile_slots.{key}") for p in ts[key])
-        if len(pts) != n:
-            raise CatalogError(f"{ew} tile_slots.{key}: needs {n} slot centre(s), got {len(pts)}")
-        slot_positions[n] = pts
+    slot_positions = _parse_slot_positions(ts, ew)
 
     layout, boards = _parse_boards(
         _table(edition, "player_board", ew),
@@ -417,6 +372,65 @@ def build_catalog(
     _check_unique_ids_and_tags(catalog)
     _check_faces(catalog, ew)
     return catalog
+
+
+def _parse_sizes(sz: Mapping[str, Any], ew: str) -> Sizes:
+    """The printed sizes of tiles and tokens (a token carries a 16 mm tag: at least 22 mm)."""
+    check_fields(
+        sz,
+        required=(
+            "tile_mm",
+            "species_token_mm",
+            "protected_area_mm",
+            "diversity_mm",
+            "binoculars_mm",
+            "player_board_mm",
+            "main_board_mm",
+        ),
+        optional=("edition_data",),
+        where=f"{ew} [sizes]",
+    )
+    sizes = Sizes(
+        tile_mm=_point(sz["tile_mm"], f"{ew} sizes.tile_mm"),
+        species_token_mm=_positive(sz["species_token_mm"], f"{ew} sizes.species_token_mm"),
+        protected_area_mm=_positive(sz["protected_area_mm"], f"{ew} sizes.protected_area_mm"),
+        diversity_mm=_positive(sz["diversity_mm"], f"{ew} sizes.diversity_mm"),
+        binoculars_mm=_point(sz["binoculars_mm"], f"{ew} sizes.binoculars_mm"),
+    )
+    for name in ("species_token_mm", "protected_area_mm", "diversity_mm"):
+        if getattr(sizes, name) < 22:
+            raise CatalogError(f"{ew} sizes.{name}: a token must be at least 22 mm to carry its 16 mm tag")
+
+    return sizes
+
+
+def _parse_slot_positions(ts: Mapping[str, Any], ew: str) -> dict[int, tuple[tuple[float, float], ...]]:
+    """Where a tile's token slots lie, for tiles of one, two and three slots."""
+    check_fields(ts, required=("edition_data", "slot_mm", "one", "two", "three"), where=f"{ew} [tile_slots]")
+    slot_positions = {}
+    for n, key in _SLOT_COUNT_NAMES.items():
+        pts = tuple(_point(p, f"{ew} tile_slots.{key}") for p in ts[key])
+        if len(pts) != n:
+            raise CatalogError(f"{ew} tile_slots.{key}: needs {n} slot centre(s), got {len(pts)}")
+        slot_positions[n] = pts
+
+    return slot_positions
+
+
+def _parse_colours(col: Mapping[str, Any], ew: str) -> tuple[tuple[Colour, ...], frozenset[Colour], dict[Colour, str]]:
+    """The jungle colours of tiles (each once), of tokens, and their printed hex colours."""
+    check_fields(col, required=("tile", "token", "tiles_per_pile", "hex"), where=f"{ew} [colours]")
+    tile_colours = tuple(_enum(Colour, c, f"{ew} colours.tile") for c in col["tile"])
+    if sorted(c.value for c in tile_colours) != sorted(c.value for c in Colour):
+        raise CatalogError(f"{ew} colours.tile: must list the five jungle colours once each")
+    token_colours = frozenset(_enum(Colour, c, f"{ew} colours.token") for c in col["token"])
+    hex_raw = col["hex"]
+    check_fields(
+        hex_raw, required=[c.value for c in Colour], optional=("edition_data",), where=f"{ew} [colours.hex]"
+    )
+    hex_colours = {c: str(hex_raw[c.value]) for c in Colour}
+
+    return tile_colours, token_colours, hex_colours
 
 
 def _inside(centre: tuple[float, float], size: tuple[float, float], face: tuple[float, float]) -> bool:

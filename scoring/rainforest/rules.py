@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ..model import BoardState, Cell, ComponentId, Violation
 from .catalog import Catalog, Colour
@@ -445,6 +445,14 @@ def turn_violations(
                 (),
                 tuple(rest),
             )
+    yield from _tiles_from_another_zone(before_state, catalog, new_tiles, main, area)
+
+
+
+def _tiles_from_another_zone(
+    before_state: BoardState, catalog: Catalog, new_tiles: Iterable[str], main: int, area: str
+) -> Iterator[Violation]:
+    """A tile taken from another zone than the turn's tokens: tile and tokens come from one zone."""
     tiles_before = _zone_tiles(before_state, catalog)
     for tile_id in new_tiles:
         source = tiles_before.get(tile_id)
