@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 from skimage.metrics import structural_similarity
 
-from scoring.model import BoardState, Placement
+from scoring.model import BoardState, Placement, UnknownPlace
 
 
 class Reading(Protocol):
@@ -268,7 +268,7 @@ def _most_read(readings: Sequence[tuple[int, Placement]]) -> tuple[Placement, in
     return best, counts[best], latest[best]
 
 
-def _place(p: Placement) -> tuple[object, ...]:
+def _place(p: Placement | UnknownPlace) -> tuple[object, ...]:
     return (p.area, p.cell, p.on, p.slot)
 
 

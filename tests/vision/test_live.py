@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from scoring import find_game
-from scoring.model import BoardState, Placement, Player, PlayerId
+from scoring.model import BoardState, Placement, Player, PlayerId, UnknownPlace
 from vision import Recognition, recognise, sample_photo
 from testing.conditions import a_move, hand_sequence
 from vision.live import PIXEL_CHANGE, LiveConfig, LiveTable, TableStatus, merge, reaches_in, thumbnail
@@ -21,7 +21,7 @@ from vision.live import PIXEL_CHANGE, LiveConfig, LiveTable, TableStatus, merge,
 PLAYERS = (Player(PlayerId("red"), "Red", "#d62828", 0),)
 
 
-def _rec(placements: tuple[Placement, ...] = (), unknown: tuple[Placement, ...] = ()) -> Recognition:
+def _rec(placements: tuple[Placement, ...] = (), unknown: tuple[UnknownPlace, ...] = ()) -> Recognition:
     state = BoardState("habitats", PLAYERS, placements, unknown=unknown)
     return Recognition("habitats", state, (), (), (), (), (), (), 1.0)
 
@@ -55,7 +55,7 @@ def test_frames_that_read_one_place_differently_keep_one_and_report_both() -> No
 
 
 def test_an_unknown_place_read_in_another_frame_is_no_longer_unknown() -> None:
-    unknown_a, unknown_b = Placement("?", "park:red", (2, 0)), Placement("?", "park:red", (3, 0))
+    unknown_a, unknown_b = UnknownPlace("park:red", (2, 0)), UnknownPlace("park:red", (3, 0))
     merged = merge([_rec((), (unknown_a, unknown_b)), _rec((_at("T004", 2),))])
     assert merged.state.unknown == (unknown_b,)
     assert {p.component for p in merged.state.placements} == {"T004"}
