@@ -88,7 +88,7 @@ def texture_probe(
     plane: Plane,
     explained: Sequence[np.ndarray] = (),
     located: Sequence[Located] = (),
-    memo: dict[object, float] | None = None,
+    memo: TextureMemo | None = None,
 ) -> TextureProbe:
     """Mean gradient magnitude of the photo inside a table polygon (rectified to 24 x 24 px);
     0 where it cannot look: a corner outside the photo, or a marker already accounted for (a
