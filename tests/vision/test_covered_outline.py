@@ -366,3 +366,17 @@ def test_a_loose_figure_gets_no_search_beside_it_and_the_reading_stays(monkeypat
     assert "figure" in beside
     assert kept.state == every.state and kept.state.unknown == every.state.unknown
     assert [p.code for p in kept.problems] == [p.code for p in every.problems]
+
+
+def test_the_reading_with_outlines_reports_each_problem_once() -> None:
+    # A shaken frame whose market shows one figure: the layout reports the partial market on
+    # its reading without outlines and again on the last one, with outlines; only the last
+    # reading's problems are reported (they once came twice).
+    from testing.conditions import render_condition
+
+    path = sample_photo("habitats").with_suffix(".json")
+    state = find_game("habitats").load_state(json.loads(path.read_text("utf-8")))
+    scene = render_condition("habitats", state, condition="shake", resolution=(1920, 1080), seed=1004).scene
+    rec = recognise(scene.jpeg, "habitats", players=state.players)
+    said = [(p.code, p.message, p.components) for p in rec.problems]
+    assert said and len(said) == len(set(said))
