@@ -12,12 +12,13 @@ card, kept with its position as ``FaceDown`` and never a component.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import cv2
 import numpy as np
 
+from scoring import find_game
 from scoring.payload import ComponentRef, ForeignCode, encode, parse_payload
 
 from .detect import Detection, MarkerKind
