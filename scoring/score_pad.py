@@ -16,6 +16,10 @@ from .catalog import read_data
 from .model import CatalogError
 
 
+#: How a piece lies in an area, as the table page words a move ("on the table", "into the park").
+PREPOSITIONS = ("in", "on", "among")
+
+
 @dataclass(frozen=True, slots=True)
 class Category:
     """One row of the pad: the sheet's rule key and the rulebook's words for it."""
@@ -34,6 +38,8 @@ class ScorePad:
     """(player id, name) of scorers that are part of the game, not people at the table."""
     areas: tuple[tuple[str, str], ...] = ()
     """(area kind, words): what players call each kind of area ("park", "planet board")."""
+    prepositions: tuple[tuple[str, str], ...] = ()
+    """(area kind, preposition) where a piece is not "in" that area: "on" a board, "among" cards."""
 
     def label(self, rule: str) -> str:
         """The rulebook's words for a rule key; an unknown key in plain words as a fallback."""
@@ -71,4 +77,11 @@ def score_pad(game_id: str) -> ScorePad:
     areas = doc.get("areas", {})
     if not isinstance(areas, dict) or not all(isinstance(v, str) for v in areas.values()):
         raise CatalogError(f"{game_id}/score_pad.toml: [areas] maps area kinds to words")
-    return ScorePad(game_id, tuple(categories), tuple(neutral.items()), tuple(areas.items()))
+    preps = doc.get("prepositions", {})
+    if not isinstance(preps, dict) or not all(v in PREPOSITIONS for v in preps.values()):
+        raise CatalogError(
+            f"{game_id}/score_pad.toml: [prepositions] maps area kinds to one of {', '.join(PREPOSITIONS)}"
+        )
+    return ScorePad(
+        game_id, tuple(categories), tuple(neutral.items()), tuple(areas.items()), tuple(preps.items())
+    )

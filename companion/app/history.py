@@ -68,6 +68,7 @@ def replay(play_id: str) -> tuple[str, int]:
         "move": services.move_summary(before, state),
         "names": services.names_of(game),
         "areas": dict(score_pad(game.id).areas),
+        "area_prepositions": dict(score_pad(game.id).prepositions),
         "players": [{"id": p.id, "name": p.name, "colour": p.colour} for p in play.players],
         "setup": index == 0,
         "photo": url_for("api.photo", play_id=play.id, seq=seq) if photo else None,

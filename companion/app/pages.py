@@ -169,6 +169,7 @@ def table(play_id: str) -> str:
         "game": game_summary(game),
         "names": services.names_of(game),
         "areas": dict(score_pad(game.id).areas),
+        "area_prepositions": dict(score_pad(game.id).prepositions),
         "current": last.to_dict() if last else None,
         "host_camera": current_app.config.get("HOST_CAMERA") is not None,
         "sample": request.args.get("sample"),

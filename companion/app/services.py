@@ -16,6 +16,7 @@ from typing import Any
 
 from scoring import ScoringError, UnknownGameError, find_game, games
 from scoring.model import BoardState, Game, Placement, Player, PlayerId, ScoreSheet
+from scoring.nearby import beside
 from scoring.state import cell_to_json, parse_state, state_to_json
 
 from .errors import AppError
@@ -182,18 +183,19 @@ def move_summary(before: BoardState | None, after: BoardState) -> dict[str, list
 
     old = {p.component: p for p in (before.placements if before else ())}
     new = {p.component: p for p in after.placements}
-    added = [_placement_doc(new[c]) for c in new if c not in old]
+    added = [_placement_doc(new[c], after) for c in new if c not in old]
     removed = [_placement_doc(old[c]) for c in old if c not in new]
     moved = [
-        {"from": _placement_doc(old[c]), "to": _placement_doc(new[c])}
+        {"from": _placement_doc(old[c]), "to": _placement_doc(new[c], after)}
         for c in new
         if c in old and key(old[c]) != key(new[c])
     ]
     return {"added": added, "removed": removed, "moved": moved}
 
 
-def _placement_doc(p: Placement) -> dict[str, Any]:
-    return {
+def _placement_doc(p: Placement, landed: BoardState | None = None) -> dict[str, Any]:
+    """A placement as JSON; where it landed in ``landed``, with the pieces now beside it."""
+    doc = {
         "component": p.component,
         "area": p.area,
         "cell": cell_to_json(p.cell),
@@ -201,6 +203,9 @@ def _placement_doc(p: Placement) -> dict[str, Any]:
         "on": p.on,
         "slot": p.slot,
     }
+    if landed is not None:
+        doc["beside"] = list(beside(landed, p))
+    return doc
 
 
 def same_table(a: BoardState | None, b: BoardState) -> bool:

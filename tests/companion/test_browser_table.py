@@ -25,6 +25,7 @@ import pytest
 import vision
 from companion.app import create_app, services
 from scoring import find_game, game_ids
+from scoring.nearby import beside
 from scoring.score_pad import score_pad
 
 from .test_browser import CHROMIUM, CHROMIUM_ARGS, _require_browser, _serve, poll
@@ -113,7 +114,12 @@ def _in_view(page: Any, selector: str) -> bool:
 
 
 def _no_codes(text: str, gid: str) -> None:
-    ids = {c.id for c in find_game(gid).components() if c.id != c.name}
+    components = find_game(gid).components()
+    ids = {c.id for c in components if c.id != c.name}
+    # A printed name is what players read on the piece, even one that carries its number
+    # ("Plant tile T07"): only a code standing alone is jargon.
+    for name in sorted({c.name for c in components if c.id != c.name}, key=len, reverse=True):
+        text = text.replace(name, " ")
     words = set(re.findall(r"[A-Z0-9][A-Z0-9-]{1,11}", text))
     assert not words & ids, words & ids
     assert not JARGON.search(text), JARGON.search(text)
@@ -213,6 +219,71 @@ def test_first_game_on_the_sample(server: str, browser: Any, gid: str, viewport:
     assert page.eval_on_selector("#evidence-all", "d => d.tagName") == "DETAILS"  # every line, one click away
     assert _fits(page)
     shoot(page, f"{gid}-{viewport}-score")
+    assert not tab.errors, tab.errors
+    context.close()
+
+
+def _piece_to_hold_back(gid: str, doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A piece of the read table that nothing lies on, on a cell with pieces beside it (a
+    player's own when there is one), else lying on another piece; and what the sentence
+    must say of where it went ("next to Owl", "on Jungle tile G06")."""
+    game = find_game(gid)
+    state = game.load_state(doc)
+    names = services.names_of(game)
+    under = {p.on for p in state.placements if p.on}
+    owned = tuple(f":{p.id}" for p in state.players)
+    free = [p for p in state.placements if p.component not in under]
+    fits = sorted((p for p in free if p.cell is not None and p.on is None and beside(state, p)),
+                  key=lambda p: not p.area.endswith(owned))
+    if fits:
+        pick, phrases = fits[0], [f"next to {names[c]}" for c in beside(state, fits[0])]
+    else:  # every piece on a cell carries another (a Rainforest jungle): a token on a tile
+        pick = next(p for p in free if p.on is not None and p.area.endswith(owned))
+        phrases = [f"on {names[pick.on]}"]
+    placed = next(d for d in doc["placements"] if d["component"] == pick.component)
+    return placed, phrases
+
+
+@pytest.mark.parametrize("gid", SAMPLED)
+def test_the_move_says_where_in_words(server: str, browser: Any, gid: str) -> None:
+    """A piece laid on the table is told with its area and its neighbours, never a code or a cell."""
+    context = _context(browser, "laptop")
+    tab = Tab(context)
+    page = tab.page
+    _try_sample(page, server, gid)
+    read = page.evaluate("CompanionTable.current()")
+    doc, players = read["state"], read["players"]
+    placed, phrases = _piece_to_hold_back(gid, doc)
+    # The table as it was just before: the same, without that piece.
+    before = {**doc, "placements": [p for p in doc["placements"] if p is not placed and p != placed]}
+    status = page.evaluate(
+        """([url, state, players]) => Companion.postJSON(url, {state, players, based_on: 0, source: "manual"})
+           .then(r => r.status)""",
+        [page.evaluate("CompanionTable.page.urls.moves"), before, players],
+    )
+    assert status == 201
+    page.reload()
+    page.click(".sample-btn")
+    poll(page, "() => !document.getElementById('proposal').hidden")
+    assert page.text_content("#proposal-title") != "Starting position"
+    sentence = page.text_content("#move-summary")
+    names = services.names_of(find_game(gid))
+    piece = names[placed["component"]]
+    assert piece in sentence, sentence
+    kind, _, owner = placed["area"].partition(":")
+    area_words = dict(score_pad(gid).areas)[kind]
+    assert area_words in sentence or names.get(owner, "\0") in sentence, sentence  # a platform named by its board
+    assert any(phrase in sentence for phrase in phrases), (sentence, phrases)
+    _no_codes(sentence, gid)
+    cell = placed.get("cell")
+    if isinstance(cell, str):
+        assert not re.search(rf"\b{re.escape(cell)}\b", sentence), sentence
+    # The full list says it too.
+    page.click("#move-details summary")
+    changes = page.text_content("#move-list")
+    assert piece in changes and any(phrase in changes for phrase in phrases), changes
+    _no_codes(changes, gid)
+    shoot(page, f"{gid}-laptop-move", full=False)
     assert not tab.errors, tab.errors
     context.close()
 

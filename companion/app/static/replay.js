@@ -4,7 +4,7 @@
   const data = JSON.parse(document.getElementById("page-data").textContent);
   const { el } = Companion;
   const W = CompanionWords;
-  W.setAreas(data.areas);
+  W.setAreas(data.areas, data.area_prepositions, data.names);
   const words = W.move(data.move, data.names, data.players, data.setup);
   document.getElementById("move-summary").textContent = words.sentence;
   const list = document.getElementById("move-list");

@@ -10,7 +10,7 @@
   const $ = (id) => document.getElementById(id);
   const { el, clear } = Companion;
   const W = CompanionWords;
-  W.setAreas(page.areas);
+  W.setAreas(page.areas, page.area_prepositions, page.names);
 
   const FRAME_INTERVAL_MS = 250;     // at most 4 frames a second from the browser's camera
   const JPEG_QUALITY = 0.85;

@@ -11,19 +11,33 @@ const CompanionWords = (() => {
     return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
   }
 
-  /* "park:yellow" -> "Yellow's park"; "market" -> "the market"; no area -> "beside the board". */
-  let areaWords = {};
-  const setAreas = (words) => { areaWords = words || {}; };
+  /* "park:yellow" -> "Yellow's park"; "market" -> "the market"; no area -> "beside the board".
+     The words and how a piece lies there ("on" a board, "among" cards, else "in") are the
+     game's data (its score_pad.toml). */
+  let areaWords = {}, areaPreps = {}, pieceNames = {};
+  const setAreas = (words, preps, names) => {
+    areaWords = words || {}; areaPreps = preps || {}; pieceNames = names || {};
+  };
 
-  function area(id, players) {
+  function area(id, players, self) {
     if (!id) return "beside the board";
     const [kind, owner] = String(id).split(":", 2);
     const words = areaWords[kind] || kind.replace(/[_-]+/g, " ");
     if (owner !== undefined) {
       const p = (players || []).find((q) => q.id === owner);
-      return p ? `${p.name}'s ${words}` : `the ${words}`;
+      if (p) return p === self ? `their ${words}` : `${p.name}'s ${words}`;
+      if (pieceNames[owner]) return pieceNames[owner];  // a platform named by its board
+      return `the ${words}`;
     }
     return `the ${words}`;
+  }
+
+  /* "in Yellow's park"; arriving: "into the market", "onto the table". */
+  function where(id, players, { arriving = false, self = null } = {}) {
+    if (!id) return "beside the board";
+    const prep = areaPreps[String(id).split(":", 2)[0]] || "in";
+    const word = arriving ? ({ in: "into", on: "onto" }[prep] || prep) : prep;
+    return `${word} ${area(id, players, self)}`;
   }
 
   function ownerOf(id, players) {
@@ -32,17 +46,38 @@ const CompanionWords = (() => {
     return (players || []).find((q) => q.id === owner) || null;
   }
 
+  /* The pieces now beside a placed one: "next to Owl and Kudu" (two named at most). */
+  function nextTo(ids, name) {
+    if (!ids || !ids.length) return "";
+    const shown = [...new Set(ids.map(name))].slice(0, 2);  // two Forest tokens named once
+    const more = new Set(ids.map(name)).size - shown.length;
+    return `, next to ${more ? `${shown.join(", ")} and ${plural(more, "more piece")}` : joinAnd(shown)}`;
+  }
+
+  /* Where one placed piece went, in words: "on Jungle tile G06 in their jungle, next to ...". */
+  function landed(p, name, players, opts) {
+    const on = p.on ? `on ${name(p.on)} ` : "";
+    const place = on ? where(p.area, players, { ...opts, arriving: false }) : where(p.area, players, opts);
+    return `${on}${place}${nextTo(p.beside, name)}`;
+  }
+
+  /* Several pieces: the area they went to, or each area once. */
+  function landedAll(ps, players, opts) {
+    const areas = [...new Set(ps.map((p) => p.area))];
+    return joinAnd(areas.map((a) => where(a, players, opts)));
+  }
+
   /* The proposal in one sentence, and the full list of changes in words. */
   function move(m, names, players, setup) {
     const name = (c) => names[c] || "a piece";
     const items = [];
     if (!m) return { sentence: "Nothing on a space of the table yet.", items };
-    for (const p of m.added) items.push(`${cap(name(p.component))} placed in ${area(p.area, players)}`);
+    for (const p of m.added) items.push(`${cap(name(p.component))} placed ${landed(p, name, players)}`);
     for (const p of m.removed) items.push(`${cap(name(p.component))} left ${area(p.area, players)}`);
     for (const x of m.moved) {
       items.push(x.from.area === x.to.area
-        ? `${cap(name(x.to.component))} moved within ${area(x.to.area, players)}`
-        : `${cap(name(x.to.component))} moved from ${area(x.from.area, players)} to ${area(x.to.area, players)}`);
+        ? `${cap(name(x.to.component))} moved within ${area(x.to.area, players)}${nextTo(x.to.beside, name)}`
+        : `${cap(name(x.to.component))} moved from ${area(x.from.area, players)} ${landed(x.to, name, players, { arriving: true })}`);
     }
     if (setup) {
       const counts = new Map();
@@ -54,26 +89,47 @@ const CompanionWords = (() => {
       const parts = [...counts].map(([k, n]) => (k === "shared" ? `${n} shared` : `${k} ${n}`));
       return { sentence: `${cap(plural(m.added.length, "piece"))} on the table${parts.length ? ` (${parts.join(", ")})` : ""}.`, items };
     }
-    // Pieces that went into a player's own area are that player's move ("Rosa placed Badger");
-    // the rest is said after it (a market refilled, a figure moved, pieces taken away).
+    // Pieces that went into a player's own area are that player's move ("Rosa placed Badger
+    // in their park, next to Owl"); the rest is said after it (a market refilled, a figure
+    // moved, pieces taken away), each with where it happened.
     const placedBy = new Map(), shared = [], moved = [];
-    const put = (who, c) => { if (!placedBy.has(who)) placedBy.set(who, []); placedBy.get(who).push(c); };
+    const put = (o, p) => { if (!placedBy.has(o)) placedBy.set(o, []); placedBy.get(o).push(p); };
     for (const p of m.added) {
       const o = ownerOf(p.area, players);
-      if (o) put(o.name, p.component); else shared.push(p);
+      if (o) put(o, p); else shared.push(p);
     }
     for (const x of m.moved) {
       const o = ownerOf(x.to.area, players);
-      if (o && x.from.area !== x.to.area) put(o.name, x.to.component); else moved.push(x.to.component);
+      if (o && x.from.area !== x.to.area) put(o, x.to); else moved.push(x);
     }
     const list = (ids, noun) => (ids.length <= 2 ? joinAnd(ids.map(name)) : plural(ids.length, noun));
     const sentences = [];
-    for (const [who, ids] of placedBy) sentences.push(`${who} placed ${list(ids, "piece")}`);
+    for (const [who, ps] of placedBy) {
+      const opts = { self: who };
+      sentences.push(ps.length === 1
+        ? `${who.name} placed ${name(ps[0].component)} ${landed(ps[0], name, players, opts)}`
+        : `${who.name} placed ${list(ps.map((p) => p.component), "piece")} ${landedAll(ps, players, opts)}`);
+    }
     const byArea = new Map();
-    for (const p of shared) { if (!byArea.has(p.area)) byArea.set(p.area, []); byArea.get(p.area).push(p.component); }
-    for (const [a, ids] of byArea) sentences.push(`${cap(list(ids, "piece"))} came into ${area(a, players)}`);
-    if (moved.length) sentences.push(`${cap(list(moved, "piece"))} moved`);
-    if (m.removed.length) sentences.push(`${cap(list(m.removed.map((p) => p.component), "piece"))} left the table`);
+    for (const p of shared) { if (!byArea.has(p.area)) byArea.set(p.area, []); byArea.get(p.area).push(p); }
+    for (const [a, ps] of byArea) {
+      sentences.push(ps.length === 1
+        ? `${name(ps[0].component)} came ${landed(ps[0], name, players, { arriving: true })}`
+        : `${list(ps.map((p) => p.component), "piece")} came ${where(a, players, { arriving: true })}`);
+    }
+    if (moved.length === 1) {
+      const x = moved[0];
+      sentences.push(x.from.area === x.to.area
+        ? `${name(x.to.component)} moved within ${area(x.to.area, players)}${nextTo(x.to.beside, name)}`
+        : `${name(x.to.component)} moved ${landed(x.to, name, players, { arriving: true })}`);
+    } else if (moved.length) {
+      sentences.push(`${list(moved.map((x) => x.to.component), "piece")} moved`);
+    }
+    if (m.removed.length) {
+      const from = [...new Set(m.removed.map((p) => p.area))];
+      const gone = from.length === 1 ? area(from[0], players) : "the table";
+      sentences.push(`${list(m.removed.map((p) => p.component), "piece")} left ${gone}`);
+    }
     return { sentence: sentences.length ? sentences.map((t) => `${cap(t)}.`).join(" ") : "Nothing moved.", items };
   }
 
@@ -108,5 +164,5 @@ const CompanionWords = (() => {
     .replace(/\s*->\s*/g, ": ")
     .replace(/\b[A-Z0-9][A-Z0-9-]{1,11}\b/g, (code) => (names && names[code] ? names[code] : code));
 
-  return { setAreas, area, move, advice, problemAdvice, plain, plural, cap, joinAnd };
+  return { setAreas, area, where, move, advice, problemAdvice, plain, plural, cap, joinAnd };
 })();
