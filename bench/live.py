@@ -290,7 +290,8 @@ def hands(args: argparse.Namespace) -> dict[str, Any]:
             make, canonical = POSITIONS[game_id]
             before, after = a_move(game_id, game.load_state(make()), seed=seed)
             frames = hand_sequence(game_id, before, after, seed=100 + seed)
-            live = LiveTable(lambda im, g=game_id, p=after.players: recognise(im, g, players=p))
+            live = LiveTable(lambda im, g=game_id, p=after.players: recognise(im, g, players=p),
+                             is_complete=_complete)
             rows.append(_play(live, frames, 1.0 / args.fps, after, before, TableStatus, canonical))
             shown = {k: (round(v) if isinstance(v, float) else v) for k, v in rows[-1].items() if k != "unchanged_ms"}
             print(json.dumps({"game": game_id, "seed": seed, **shown}), flush=True)
@@ -314,6 +315,11 @@ def hands(args: argparse.Namespace) -> dict[str, Any]:
         "unchanged_ms_p90": round(unchanged[int(0.9 * (len(unchanged) - 1))], 2) if unchanged else None,
         "unchanged_ms_max": round(unchanged[-1], 2) if unchanged else None,
     }
+
+
+def _complete(rec: Any) -> bool:
+    """A reading with nothing left to look at: proposed from one frame (the next merged still)."""
+    return not (rec.unreadable or rec.state.unknown or rec.problems or rec.duplicated or rec.disagreements)
 
 
 def _one_core() -> Any:

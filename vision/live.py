@@ -295,6 +295,12 @@ def _one_per_place(
     return kept, found
 
 
+def _same(a: Merged[R], b: Merged[R]) -> bool:
+    """Two merged readings that would show the players the same table."""
+    return (not a.disagreements and set(a.state.placements) == set(b.state.placements)
+            and set(a.state.unknown) == set(b.state.unknown))
+
+
 @dataclass
 class LiveTable(Generic[R]):
     """The live loop of one game's table: feed it every frame, it says when to propose.
@@ -305,6 +311,12 @@ class LiveTable(Generic[R]):
 
     recognise: Callable[[np.ndarray], R]
     config: LiveConfig = field(default_factory=LiveConfig)
+    is_complete: Callable[[R], bool] | None = None
+    """Whether one frame's reading leaves nothing to look at (nothing unread, no problem): it
+    is proposed at once, and the next still frame is still merged with it (proposed again
+    only if the two frames together say something else)."""
+    _early: bool = False
+    """The proposal was made from one complete frame; the next still frame is merged with it."""
     _previous: np.ndarray | None = None
     _clear: np.ndarray | None = None
     """Thumbnail of the last still table with no hand over it (what a hand is told against)."""
@@ -334,6 +346,7 @@ class LiveTable(Generic[R]):
             self._border_still += 1
             if self._border_still < cfg.adopt_frames:
                 self._pending.clear()
+                self._early = False
                 return LiveStep(TableStatus.HANDS, self._proposal, changed_fraction=motion)
             self._clear = None  # still that long: the picture itself changed, not a hand
         self._border_still = 0
@@ -342,17 +355,29 @@ class LiveTable(Generic[R]):
         if self._proposed_at is not None and not self._pending and not self._differs(thumb, self._proposed_at):
             self._clear = thumb
             return LiveStep(TableStatus.UNCHANGED, self._proposal, changed_fraction=motion)
-        self._pending.append(self.recognise(image))
+        reading = self.recognise(image)
+        self._pending.append(reading)
         if len(self._pending) < cfg.merge_frames:
-            return LiveStep(TableStatus.SETTLING, self._proposal, recognised=True, changed_fraction=motion)
-        self._proposal = merge(self._pending)
+            if self._early or self.is_complete is None or not self.is_complete(reading):
+                return LiveStep(TableStatus.SETTLING, self._proposal, recognised=True, changed_fraction=motion)
+            self._early = True  # nothing left to look at: propose now, merge the next frame still
+            self._proposal = merge(self._pending)
+            self._clear = self._proposed_at = thumb
+            return LiveStep(TableStatus.PROPOSED, self._proposal, recognised=True, changed_fraction=motion)
+        merged = merge(self._pending)
         self._pending = []
         self._clear = self._proposed_at = thumb
+        early, self._early = self._early, False
+        same = early and self._proposal is not None and _same(merged, self._proposal)
+        self._proposal = merged
+        if same:  # the second frame confirms the table proposed from the first
+            return LiveStep(TableStatus.UNCHANGED, self._proposal, recognised=True, changed_fraction=motion)
         return LiveStep(TableStatus.PROPOSED, self._proposal, recognised=True, changed_fraction=motion)
 
     def _unsettled(self, status: TableStatus, motion: float) -> LiveStep[R]:
         self._still = 0
         self._pending.clear()
+        self._early = False
         return LiveStep(status, self._proposal, changed_fraction=motion)
 
     def _hand_over(self, thumb: np.ndarray, clear: np.ndarray) -> bool:

@@ -161,7 +161,7 @@ class HostCamera:
         with self._lock:
             table = self._live.get(play_id)
             if table is None:
-                table = self._live[play_id] = LiveTable(recognise)
+                table = self._live[play_id] = LiveTable(recognise, is_complete=_complete)
             return table
 
     def result(self, frame: HostFrame, play_id: str, compute: Callable[[HostFrame], dict[str, Any]]) -> dict[str, Any]:
@@ -175,6 +175,13 @@ class HostCamera:
                 while len(self._results) > 2 * KEEP_FRAMES:
                     self._results.popitem(last=False)
             return cached
+
+
+def _complete(scan: Any) -> bool:
+    """A frame whose reading leaves nothing to look at is proposed at once (the live loop
+    still merges the next still frame with it)."""
+    doc = scan.overlay
+    return not scan.state.unknown and not any(doc.get(k) for k in ("problems", "unreadable", "duplicated", "disagreements"))
 
 
 def _decoded(shot: HostFrame) -> Any:

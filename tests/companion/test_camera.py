@@ -126,7 +126,8 @@ def test_every_browser_sees_the_same_frame_and_overlay(host_app: Flask, camera: 
         # The live loop proposes only once the table has been still for a few frames.
         first = tablet.get(f"/api/plays/{play}/host-frame")
         assert first.status_code == 503 and first.get_json()["error"] == "table_settling"
-        wait_for(lambda: tablet.get(f"/api/plays/{play}/host-frame").status_code == 200)
+        # A complete reading is proposed from one still frame, then merged with the next one.
+        wait_for(lambda: (tablet.get(f"/api/plays/{play}/host-frame").get_json().get("live") or {}).get("frames") == 2)
         cam.stop()  # freeze the frame so both browsers ask about the same one
         frame = cam.latest()
         calls = len(camera.calls)

@@ -188,3 +188,21 @@ def test_an_exposure_and_white_balance_drift_does_not_make_the_table_new() -> No
     steps = [live.feed(drifted) for _ in range(4)]
     assert steps[-1].status is TableStatus.UNCHANGED
     assert rec.calls == 2
+
+
+def test_a_complete_frame_is_proposed_at_once_and_the_next_still_frame_merged_with_it() -> None:
+    rec = Counting()
+    live = LiveTable(rec, is_complete=lambda r: not r.state.unknown)
+    table = _table()
+    steps = [live.feed(table) for _ in range(6)]
+    assert [s.status for s in steps[:4]] == [TableStatus.MOVING, TableStatus.PROPOSED, TableStatus.UNCHANGED,
+                                            TableStatus.UNCHANGED]
+    assert rec.calls == 2  # the second still frame was merged, and changed nothing
+    assert sum(s.is_new_proposal for s in steps) == 1
+
+
+def test_an_incomplete_frame_waits_for_a_second_one() -> None:
+    rec = Counting()
+    live = LiveTable(rec, is_complete=lambda r: False)
+    steps = [live.feed(_table()) for _ in range(4)]
+    assert [s.status for s in steps[:3]] == [TableStatus.MOVING, TableStatus.SETTLING, TableStatus.PROPOSED]
