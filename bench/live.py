@@ -353,7 +353,7 @@ def _play(live: Any, frames: Any, period: float, after: Any, before: Any, status
             recognised_hands.append(frames[i].hand)
             if i > last_hand and out["latency_ms"] is None:  # the recognitions the proposal waits for
                 out["recognise_ms"] += cost * 1000
-        if step.status is status.UNCHANGED:
+        if step.status is status.UNCHANGED and not step.recognised:  # (a recognised one merged a second frame)
             out["unchanged_ms"].append(cost * 1000)
         if step.is_new_proposal:
             if any(recognised_hands) or frames[i].hand:
