@@ -14,7 +14,7 @@ from . import services, store, tableside
 from .errors import AppError
 from .imports import checked_import
 from .scanslots import scan_slot
-from .security import csrf_exempt
+from .security import csrf_exempt, isolate_bidi
 
 bp = Blueprint("api", __name__)
 
@@ -154,7 +154,7 @@ def create_play_from(data: dict[str, Any], *, kept: bool = True) -> store.Play:
         raise AppError(400, "bad_options", "options must be an object")
     options = services.parse_options(game, raw_options)
     services.check_setup(game, players, options)
-    title = str(data.get("title") or "").strip()[:80] or game.name
+    title = isolate_bidi(str(data.get("title") or "").strip()[:80] or game.name)
     return store.create_play(game.id, title, players, options, kept=kept)
 
 

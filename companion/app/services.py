@@ -20,6 +20,7 @@ from scoring.nearby import beside
 from scoring.state import cell_to_json, parse_state, state_to_json
 
 from .errors import AppError
+from .security import isolate_bidi
 
 COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 PLAYER_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,15}")
@@ -104,7 +105,7 @@ def parse_players(raw: Any) -> tuple[Player, ...]:
         if not isinstance(p, Mapping):
             raise AppError(400, "bad_players", f"player {i + 1}: expected an object")
         pid = str(p.get("id") or "").strip().lower()
-        name = str(p.get("name") or "").strip()[:MAX_NAME] or pid
+        name = isolate_bidi(str(p.get("name") or "").strip()[:MAX_NAME] or pid)
         colour = str(p.get("colour") or "").strip()
         if not PLAYER_ID.fullmatch(pid):
             raise AppError(
@@ -269,6 +270,8 @@ def recognise(
         raise AppError(422, "unrecognisable", str(exc)) from exc
     elapsed = (time.perf_counter() - start) * 1000
     overlay = rec.to_dict()
+    for item in overlay.get("foreign", []):  # a code's text never turns the page around it
+        item["text"] = isolate_bidi(item.get("text"))
     state = rec.state
     if players:
         state = with_seats(state, players, options or {})

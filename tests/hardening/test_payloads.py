@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import pytest
 from flask.testing import FlaskClient
 
+from companion.app.security import isolate_bidi
 from scoring import find_game, games
 from vision import recognise
 
@@ -128,8 +129,9 @@ def test_scan_api_lists_hostile_payloads_as_json_only(client: FlaskClient) -> No
     assert r.mimetype == "application/json" and r.headers["X-Content-Type-Options"] == "nosniff"
     body = r.get_json()
     listed = sorted(f["text"] for f in body["recognition"]["foreign"])
-    direct = sorted(f.text for f in recognise(scene.jpeg, "habitats").foreign)
+    # The API isolates a text carrying direction controls (FSI ... PDI); nothing else changes.
+    direct = sorted(isolate_bidi(f.text) for f in recognise(scene.jpeg, "habitats").foreign)
     assert listed == direct
-    assert set(listed) <= {as_decoded(p) for p in payloads} and len(listed) >= len(payloads) - 2
+    assert set(listed) <= {isolate_bidi(as_decoded(p)) for p in payloads} and len(listed) >= len(payloads) - 2
     assert [c["component"] for c in body["recognition"]["components"]] == ["T010"]
     assert body["problems"]["foreign"] == len(listed)

@@ -174,3 +174,29 @@ def test_direction_controls_in_titles_and_names_are_isolated(tmp_path: Path) -> 
         assert seen >= 3  # the title and names were on the pages, isolated
     assert security.isolate_bidi("plain") == "plain"
     assert security.isolate_bidi(security.isolate_bidi("a\u202eb")) == "\u2068a\u202eb\u2069"
+
+
+def test_player_text_and_code_text_are_stored_and_sent_isolated(tmp_path: Path) -> None:
+    """The JSON the pages build text from carries the isolate too (the name itself holds it)."""
+    from .scenes import hostile_scene
+
+    with live(tmp_path / "instance") as (base, _app):
+        browser = Browser(base)
+        status, play = browser.post_json("/api/plays", {
+            "game": "habitats", "title": "\u202eevil title",
+            "players": [{"id": "ana", "name": "Ana \u202eREVO"}, {"id": "bo", "name": "Bo"}]})
+        assert status == 201
+        assert play["title"] == "\u2068\u202eevil title\u2069"
+        assert [p["name"] for p in play["players"]] == ["\u2068Ana \u202eREVO\u2069", "Bo"]
+        status, export = browser.open("GET", f"/api/plays/{play['id']}/export")
+        status, again = browser.post_json("/api/plays/import", json.loads(export))
+        assert status == 201 and again["players"][0]["name"] == "\u2068Ana \u202eREVO\u2069"  # never twice
+        scene = hostile_scene("habitats", "T010", ["x\u202eevil", "plain"], seed=3)
+        boundary = "isolate31"
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"game\"\r\n\r\nhabitats\r\n"
+                f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"s.jpg\"\r\n"
+                "Content-Type: image/jpeg\r\n\r\n").encode() + scene.jpeg + f"\r\n--{boundary}--\r\n".encode()
+        status, raw = browser.open("POST", "/api/scan", body, f"multipart/form-data; boundary={boundary}")
+        assert status == 200
+        texts = {f["text"] for f in json.loads(raw)["recognition"]["foreign"]}
+        assert "\u2068x\u202eevil\u2069" in texts and "plain" in texts, texts
