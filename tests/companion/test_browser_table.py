@@ -420,6 +420,32 @@ def test_a_resaved_photo_with_a_strangers_code_scores(server: str, browser: Any,
     context.close()
 
 
+def test_a_large_phone_photo_is_outlined_where_its_pieces_are(server: str, browser: Any, tmp_path: Path) -> None:
+    """A photo over the working size is read scaled down; its outlines still sit on its pieces."""
+    photo = cv2.imread(str(vision.sample_photo("phylo")))
+    big = cv2.resize(photo, None, fx=2.25, fy=2.25, interpolation=cv2.INTER_CUBIC)
+    path = tmp_path / "phone.jpg"
+    cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    context = _context(browser, "laptop")
+    tab = Tab(context)
+    page = tab.page
+    _try_sample(page, server, "phylo")
+    page.click("#dismiss")
+    with page.expect_response(lambda r: "/frames" in r.url) as answer:
+        page.set_input_files("#upload", str(path))
+    read = answer.value.json()["recognition"]
+    assert read["components"] and read["image_size"][0] < big.shape[1]  # read scaled down
+    poll(page, "() => document.getElementById('status').textContent.startsWith('Photo read')")
+    drawn = page.evaluate(
+        """() => { const c = document.querySelector('#stage canvas.overlay');
+                  const m = [...document.querySelectorAll('#stage img')].find((i) => !i.hidden);
+                  return [c.width, c.height, m.naturalWidth]; }"""
+    )
+    assert drawn[:2] == read["image_size"] and drawn[2] == big.shape[1]
+    assert not tab.errors, tab.errors
+    context.close()
+
+
 def test_samples_stay_out_of_the_history_unless_kept(server: str, browser: Any) -> None:
     context = _context(browser, "laptop")
     tab = Tab(context)

@@ -91,6 +91,9 @@ const CompanionOverlay = (() => {
     const view = { extra: [] };
 
     function frameSize() {
+      // The scanner reads a large photo scaled down: its outlines are in the size it read.
+      const read = rec && Array.isArray(rec.image_size) ? rec.image_size : null;
+      if (read && read[0] > 0 && read[1] > 0) return [read[0], read[1]];
       const m = media();
       if (m && m.videoWidth) return [m.videoWidth, m.videoHeight];
       if (m && m.naturalWidth) return [m.naturalWidth, m.naturalHeight];
