@@ -22,7 +22,7 @@ from scoring.hints import (
     refusal_to_json,
     spot_to_json,
 )
-from scoring.model import BoardState
+from scoring.model import BoardState, parse_area
 from scoring.state import state_to_json
 
 
@@ -48,7 +48,7 @@ def _player(state: BoardState, component: str, wanted: str | None) -> str:
         return wanted
     where = state.placement_of(component)
     if where is not None:
-        owner = where.area.partition(":")[2]
+        owner = parse_area(where.area).owner or ""
         if owner in {p.id for p in state.players}:
             return owner
     if not state.players:

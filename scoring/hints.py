@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
-from .model import BoardState, ComponentId, Game, Placement, PlayerId, ScoreSheet, ScoringError, Violation
+from .model import BoardState, ComponentId, Game, Placement, PlayerId, ScoreSheet, ScoringError, Violation, parse_area
 from .registry import GAME_IDS, find_game
 from .state import cell_to_json
 
@@ -348,7 +348,7 @@ def board_space(state: BoardState, placement: Placement) -> dict[str, Any] | Non
     if not isinstance(placement.cell, str):
         return None
     game = find_game(state.game)
-    owner = placement.area.partition(":")[2]
+    owner = parse_area(placement.area).owner or ""
     ranked: list[tuple[int, Placement]] = []
     for p in state.placements:
         spaces = game.component_index[p.component].spaces if p.component in game.component_index else ()
@@ -356,7 +356,7 @@ def board_space(state: BoardState, placement: Placement) -> dict[str, Any] | Non
             continue
         if p.area == placement.area:
             ranked.append((0, p))
-        elif owner and p.area.partition(":")[2] == owner:
+        elif owner and parse_area(p.area).owner == owner:
             ranked.append((1, p))
         elif owner == p.component:
             ranked.append((2, p))

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..hints import Change, HintError, HintFinder, MarketChoice, Place, moved, where_field, without
-from ..model import BoardState, ComponentId, Placement
+from ..model import BoardState, ComponentId, Placement, parse_area
 from .game import GAME
 from .jungle import PlayerTable, player_table
 
@@ -144,7 +144,7 @@ class RainforestHints:
             if not p.area.startswith("zone:") or (p.component not in cat.tiles and p.component not in cat.tokens):
                 continue
             best = hints(state, p.component, player).best
-            zone = p.area.partition(":")[2]
+            zone = parse_area(p.area).owner or ""
             if best is None:
                 reason = f"zone {zone}: no legal spot"
             else:
