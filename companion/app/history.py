@@ -71,6 +71,7 @@ def replay(play_id: str) -> tuple[str, int]:
         "area_prepositions": dict(score_pad(game.id).prepositions),
         "players": [{"id": p.id, "name": p.name, "colour": p.colour} for p in play.players],
         "setup": index == 0,
+        "placements": [{"component": p.component, "area": p.area, "on": p.on} for p in state.placements],
         "photo": url_for("api.photo", play_id=play.id, seq=seq) if photo else None,
         "recognition": tableside.photo_overlay(play.id, seq) if photo else None,
     }

@@ -284,8 +284,30 @@ def test_the_move_says_where_in_words(server: str, browser: Any, gid: str) -> No
     assert piece in changes and any(phrase in changes for phrase in phrases), changes
     _no_codes(changes, gid)
     shoot(page, f"{gid}-laptop-move", full=False)
+
+    # Accepted and kept, the move replays with the same words, the piece outlined on the
+    # photo and in bold among the pieces by area, on a laptop and on a phone.
+    page.click("#accept" if page.is_visible("#accept") else "#accept-anyway")
+    poll(page, "() => document.getElementById('accepted-count').textContent === '2'")
+    page.click("#keep")
+    play_id = page.url.split("/plays/")[1].split("/")[0]
     assert not tab.errors, tab.errors
     context.close()
+    for viewport in VIEWPORTS:
+        context = _context(browser, viewport)
+        tab = Tab(context)
+        page = tab.page
+        page.goto(f"{server}/history/{play_id}/replay?seq=2")
+        poll(page, "() => document.getElementById('still').naturalWidth > 0")
+        assert page.text_content("#move-summary") == sentence
+        assert page.text_content("#tap-info").startswith(f"Outlined in yellow: {piece}, this move.")
+        assert page.eval_on_selector_all("#board-list strong.fresh", "es => es.map(e => e.textContent)") == [piece]
+        told = page.text_content("#board-list") + (page.text_content("#violations") if page.query_selector("#violations") else "")
+        _no_codes(told, gid)
+        assert _fits(page)
+        shoot(page, f"{gid}-{viewport}-replay")
+        assert not tab.errors, tab.errors
+        context.close()
 
 
 @pytest.mark.parametrize("gid", ["biomos", "habitats"])

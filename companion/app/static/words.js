@@ -86,7 +86,9 @@ const CompanionWords = (() => {
         const key = o ? o.name : "shared";
         counts.set(key, (counts.get(key) || 0) + 1);
       }
-      const parts = [...counts].map(([k, n]) => (k === "shared" ? `${n} shared` : `${k} ${n}`));
+      // "(Ana 12, 5 shared)"; a table all shared (PHYLO) needs no aside.
+      const parts = counts.size === 1 && counts.has("shared") ? []
+        : [...counts].map(([k, n]) => (k === "shared" ? `${n} shared` : `${k} ${n}`));
       return { sentence: `${cap(plural(m.added.length, "piece"))} on the table${parts.length ? ` (${parts.join(", ")})` : ""}.`, items };
     }
     // Pieces that went into a player's own area are that player's move ("Rosa placed Badger
