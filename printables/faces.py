@@ -254,9 +254,13 @@ def front_face(game_id: str, c: Component) -> Face:
     items: list[Item] = list(decor.underlay)
     blocked: list[tuple[float, float, float, float]] = list(decor.blocked)
     outlines: list[Outline] = []
-    for space in c.spaces:
-        items.extend(space_items(space, c.colour, ink))
+    labels: list[Item] = []
+    for space in c.spaces:  # every outline first, then every name: overlapping spaces hide no name
+        outline, *label = space_items(space, c.colour, ink)
+        items.append(outline)
+        labels.extend(label)
         outlines.append(space_outline(space))
+    items.extend(labels)
     rule = game_markers(game_id).rule
     for a in c.anchors:
         box = anchor_box(a.size_mm, a.x_mm, a.y_mm, rule)
