@@ -273,3 +273,37 @@ def test_points_are_printed_large(game: str, what: str) -> None:
     doc.close()
     assert len(heights) >= 4
     assert min(heights) >= 2.5
+
+
+def test_borneo_edge_plants_sit_on_their_edges() -> None:
+    """Each plant edge of a tile gets a badge nearest that edge (the catalog lists N, NE, SE, S, SW, NW)."""
+    import math
+
+    from printables.art import ellipse
+    from printables.faces import Poly, face_of
+    from scoring.borneo.catalog import load_catalog
+    from scoring.markers import outline_polygon
+    from scoring.model import Shape
+
+    cat = load_catalog()
+    n_badge = len(ellipse(0, 0, 1, 1, n=36))
+    for c in (c for c in find_game("borneo").components() if c.kind == "tile"):
+        w, h = c.size_mm
+        poly = outline_polygon(Shape.HEX, w, h)
+        mids = [((poly[i][0] + poly[(i + 1) % 6][0]) / 2, (poly[i][1] + poly[(i + 1) % 6][1]) / 2) for i in range(6)]
+        badges = [p for p in face_of("borneo", c).items if isinstance(p, Poly) and len(p.points) == n_badge]
+        centres = [(sum(x for x, _ in b.points) / n_badge, sum(y for _, y in b.points) / n_badge) for b in badges]
+        edges = sorted(min(range(6), key=lambda i: math.dist(mids[i], ctr)) for ctr in centres)
+        assert edges == [i for i, plant in enumerate(cat.tiles[c.id].edges) if plant != "-"], c.id
+
+
+def test_hybrid_borneo_tiles_show_both_layer_colours() -> None:
+    from printables.faces import render_face
+    from scoring.borneo.catalog import load_catalog
+
+    cat = load_catalog()
+    hybrid = next(t for t in cat.tiles.values() if len(t.layers) == 2)
+    img = render_face("borneo", hybrid.id, px_per_mm=4)
+    h, w = img.shape[:2]
+    left, right = img[h // 2, 6], img[h // 2, w - 7]  # just inside the left and right corners
+    assert np.abs(left.astype(int) - right.astype(int)).sum() > 60
