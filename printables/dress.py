@@ -48,7 +48,7 @@ class Decor:
     underlay: tuple[Item, ...] = ()
     """Drawn on the background before anything else (the second colour of a two-colour tile)."""
     fixed: tuple[Item, ...] = ()
-    """Art placed at its own spot (edge plants, slot pictures, words around a round token)."""
+    """Art placed at its own spot (edge plants, slot pictures)."""
     blocked: tuple[Box, ...] = ()
     """Boxes of the fixed art, kept clear of the text."""
     picture: Pictured | None = None
@@ -62,30 +62,6 @@ class Decor:
 
 
 NO_DECOR = Decor()
-
-
-def rim_text(w: float, h: float, top: str, bottom: str, ink: str, size: float, quiet: Box) -> tuple[Item, ...]:
-    """Words in the free bands above and below a round token's quiet zone, each as large as fits (up to ``size``)."""
-    r = w / 2
-    out: list[Item] = []
-    qx, qy, qw, qh = quiet
-    for text, band_top, band_bottom in ((top, 0.0, qy), (bottom, qy + qh, h)):
-        text = printable_text(text)
-        if not text:
-            continue
-        s = min(size, (band_bottom - band_top) / 0.95)
-        while s >= 1.2:
-            cap = 0.72 * s
-            base = band_top + (band_bottom - band_top + cap) / 2 if band_top == 0 else band_top + cap + 0.25
-            edge = base - cap if band_top == 0 else base
-            half = math.sqrt(max(0.0, r * r - (r - edge) ** 2)) if band_top == 0 else math.sqrt(
-                max(0.0, r * r - (edge - r) ** 2))
-            if text_width(text, s, True) <= 2 * half - 1.0:
-                tw = text_width(text, s, True)
-                out.append(Text(w / 2 - tw / 2, base, s, text, ink, True, tw))
-                break
-            s *= 0.9
-    return tuple(out)
 
 
 def _quiet_of(game_id: str, c: Component) -> Box:
@@ -107,24 +83,19 @@ def _rainforest() -> Any:
 def _rainforest_decor(game_id: str, c: Component) -> Decor:
     cat = _rainforest()
     colours = cat.hex_colours
-    ink = ink_on(c.colour)
     if c.id in cat.tokens:
         t = cat.tokens[c.id]
         words = (t.species.value.capitalize(), t.colour.value.capitalize())
-        rim = rim_text(*c.size_mm, words[0], words[1], ink, 2.2, _quiet_of(game_id, c))
-        return Decor(fixed=rim, picture=(t.species.value, colours[t.colour], words[0]), words=(f"{words[1]} token",))
+        return Decor(picture=(t.species.value, colours[t.colour], words[0]), words=(f"{words[1]} token",))
     if c.id in cat.tiles:
         return _rainforest_tile(cat, c)
     if c.id in cat.protected_areas:
         pa = cat.protected_areas[c.id]
         colour = pa.colour.value.capitalize()
-        rim = rim_text(*c.size_mm, f"{pa.size} tiles", f"{colour} x{pa.multiplier}", ink, VALUE_MM,
-                       _quiet_of(game_id, c))
-        return Decor(fixed=rim, picture=("protected", colours[pa.colour], f"Protected area: {pa.size} tiles"),
+        return Decor(picture=("protected", colours[pa.colour], f"Protected area: {pa.size} tiles"),
                      words=(f"{colour} group of {pa.size} tiles", f"one tile scores x{pa.multiplier}"))
     if c.id in cat.diversity_tokens:
-        rim = rim_text(*c.size_mm, "Diversity", f"+{cat.points_per_later_tile}", ink, VALUE_MM, _quiet_of(game_id, c))
-        return Decor(fixed=rim, picture=("score", "#7a6a2e", "Diversity token"),
+        return Decor(picture=("score", "#7a6a2e", "Diversity token"),
                      words=(f"+{cat.points_per_later_tile} per later tile",))
     board = cat.boards.get(c.id)
     if board is not None:
@@ -184,8 +155,7 @@ def _biomos_decor(game_id: str, c: Component) -> Decor:
     token = cat.token(c.id)
     if token is not None:
         t = token.terrain
-        rim = rim_text(*c.size_mm, t.value.capitalize(), t.letter, ink_on(c.colour), 2.6, _quiet_of(game_id, c))
-        return Decor(fixed=rim, picture=(t.value, cat.terrain_colour(t), t.value.capitalize()),
+        return Decor(picture=(t.value, cat.terrain_colour(t), t.value.capitalize()),
                      words=(f"pattern letter {t.letter}",))
     card = cat.biome(c.id)
     if card is not None:
@@ -331,7 +301,8 @@ def _habitats_decor(game_id: str, c: Component) -> Decor:
         if not icons and tile.landscape is not None:
             icons = ((tile.landscape.value, LANDSCAPE_COLOURS[tile.landscape.value], tile.landscape.value),)
         value = f"{tile.points} vp" if tile.points else ""
-        lines = tuple(line for line in c.lines if line != value)  # the value is printed large instead
+        # the value is printed large and the demand pictured: the words keep the rest
+        lines = tuple(line for line in c.lines if line != value and not (tile.demand and line.startswith("needs ")))
         return Decor(value=value, icons=icons, lines=lines)
     ink = ink_on(c.colour)
     figure = cat.colour_of_figure(c.id)
@@ -345,8 +316,7 @@ def _habitats_decor(game_id: str, c: Component) -> Decor:
     marker = cat.colour_of_marker(c.id)
     if marker is not None:
         colour_word = c.name.split()[-1].capitalize()
-        rim = rim_text(*c.size_mm, "Score", colour_word, ink, 2.4, _quiet_of(game_id, c))
-        return Decor(fixed=rim, picture=("score", c.colour, c.name), words=(f"{colour_word} player",))
+        return Decor(picture=("score", c.colour, c.name), words=(f"{colour_word} player",))
     return NO_DECOR
 
 
