@@ -48,7 +48,7 @@ class Decor:
     underlay: tuple[Item, ...] = ()
     """Drawn on the background before anything else (the second colour of a two-colour tile)."""
     fixed: tuple[Item, ...] = ()
-    """Art placed at its own spot (edge plants, slot pictures)."""
+    """Art placed at its own spot (edge plants, slot pictures, words round a token's tag)."""
     blocked: tuple[Box, ...] = ()
     """Boxes of the fixed art, kept clear of the text."""
     picture: Pictured | None = None
@@ -62,6 +62,30 @@ class Decor:
 
 
 NO_DECOR = Decor()
+
+
+def rim_text(w: float, h: float, top: str, bottom: str, ink: str, size: float, quiet: Box) -> tuple[Item, ...]:
+    """Words in the free bands above and below a round token's quiet zone, each as large as fits (up to ``size``)."""
+    r = w / 2
+    out: list[Item] = []
+    qx, qy, qw, qh = quiet
+    for text, band_top, band_bottom in ((top, 0.0, qy), (bottom, qy + qh, h)):
+        text = printable_text(text)
+        if not text:
+            continue
+        s = min(size, (band_bottom - band_top) / 0.95)
+        while s >= 1.2:
+            cap = 0.72 * s
+            base = band_top + (band_bottom - band_top + cap) / 2 if band_top == 0 else band_top + cap + 0.25
+            edge = base - cap if band_top == 0 else base
+            half = math.sqrt(max(0.0, r * r - (r - edge) ** 2)) if band_top == 0 else math.sqrt(
+                max(0.0, r * r - (edge - r) ** 2))
+            if text_width(text, s, True) <= 2 * half - 1.0:
+                tw = text_width(text, s, True)
+                out.append(Text(w / 2 - tw / 2, base, s, text, ink, True, tw))
+                break
+            s *= 0.9
+    return tuple(out)
 
 
 def _quiet_of(game_id: str, c: Component) -> Box:
@@ -86,16 +110,21 @@ def _rainforest_decor(game_id: str, c: Component) -> Decor:
     if c.id in cat.tokens:
         t = cat.tokens[c.id]
         words = (t.species.value.capitalize(), t.colour.value.capitalize())
-        return Decor(picture=(t.species.value, colours[t.colour], words[0]), words=(f"{words[1]} token",))
+        rim = rim_text(*c.size_mm, words[0], words[1], ink_on(c.colour), 2.2, _quiet_of(game_id, c))
+        return Decor(fixed=rim, picture=(t.species.value, colours[t.colour], words[0]), words=(f"{words[1]} token",))
     if c.id in cat.tiles:
         return _rainforest_tile(cat, c)
     if c.id in cat.protected_areas:
         pa = cat.protected_areas[c.id]
         colour = pa.colour.value.capitalize()
-        return Decor(picture=("protected", colours[pa.colour], f"Protected area: {pa.size} tiles"),
+        rim = rim_text(*c.size_mm, f"{pa.size} tiles", f"{colour} x{pa.multiplier}", ink_on(c.colour), VALUE_MM,
+                       _quiet_of(game_id, c))
+        return Decor(fixed=rim, picture=("protected", colours[pa.colour], f"Protected area: {pa.size} tiles"),
                      words=(f"{colour} group of {pa.size} tiles", f"one tile scores x{pa.multiplier}"))
     if c.id in cat.diversity_tokens:
-        return Decor(picture=("score", "#7a6a2e", "Diversity token"),
+        rim = rim_text(*c.size_mm, "Diversity", f"+{cat.points_per_later_tile}", ink_on(c.colour), VALUE_MM,
+                       _quiet_of(game_id, c))
+        return Decor(fixed=rim, picture=("score", "#7a6a2e", "Diversity token"),
                      words=(f"+{cat.points_per_later_tile} per later tile",))
     board = cat.boards.get(c.id)
     if board is not None:
@@ -316,7 +345,8 @@ def _habitats_decor(game_id: str, c: Component) -> Decor:
     marker = cat.colour_of_marker(c.id)
     if marker is not None:
         colour_word = c.name.split()[-1].capitalize()
-        return Decor(picture=("score", c.colour, c.name), words=(f"{colour_word} player",))
+        rim = rim_text(*c.size_mm, "Score", colour_word, ink, 2.4, _quiet_of(game_id, c))
+        return Decor(fixed=rim, picture=("score", c.colour, c.name), words=(f"{colour_word} player",))
     return NO_DECOR
 
 
