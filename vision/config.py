@@ -20,6 +20,10 @@ class RecogniseConfig:
     curl_mm: float = 3.5
     """...but within this, its markers are valid and it lies on the table: a curled or bent card
     or tile (its markers no longer in one plane). It is placed, and left out of the plane fit."""
+    shared_tag_mm: float = 1.0
+    """A tag read alone whose id another game prints too, in a photo that shows another game's
+    markers, is trusted only within this of its printed shape (another game's tag of that id
+    has another size: 1.3-1.8 mm off; this game's own sit within 0.6 mm)."""
     rescue: bool = True
     """Give undecoded tag-sized quads a second look against this game's unseen tags."""
     unreadable_size_tolerance: float = 0.3

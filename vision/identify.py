@@ -167,8 +167,8 @@ def _name(det: Detection, catalog: Catalog) -> tuple[Mark | None, Foreign | None
     return mark, None
 
 
-def _printed_elsewhere(s: Sighting) -> bool:
-    """A lone tag's id that another game prints too."""
+def tag_printed_elsewhere(s: Sighting) -> bool:
+    """Read by one tag alone, whose id another game prints too."""
     if len(s.detections) != 1 or s.detections[0].tag_id is None:
         return False
     tag = s.detections[0].tag_id
@@ -407,7 +407,7 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
         if len(found) > 1:
             coded = [s for s in found if any(m.role is MarkRole.QR for m in s.marks)]
             lone = [s for s in found if s not in coded]
-            if len(coded) == 1 and lone and all(_printed_elsewhere(s) for s in lone):
+            if len(coded) == 1 and lone and all(tag_printed_elsewhere(s) for s in lone):
                 # The component is read by its code; a tag alone elsewhere that another game
                 # prints too is most likely that game's component, not a second copy.
                 sightings.append(coded[0])
@@ -430,7 +430,17 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
         tuple(duplicated),
         tuple(disagreements),
         tuple(face_down),
+        any(_of_another_game(f, catalog.game) for f in foreign),
     )
+
+
+def _of_another_game(f: Foreign, game_id: str) -> bool:
+    """A marker another game prints: its component's code, or a tag id that only it uses."""
+    if f.detection.kind is MarkerKind.QR:
+        ref = parse_payload(f.text)
+        return isinstance(ref, ComponentRef) and ref.game != game_id
+    tag = f.detection.tag_id
+    return tag is not None and _tag_owner(tag) not in (None, game_id)
 
 
 def _disputed(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .config import RecogniseConfig
-from .identify import WEIGHTS, Identified, Sighting
+from .identify import WEIGHTS, Identified, Sighting, tag_printed_elsewhere
 from .layouts import Located
 from .plane import (
     Plane,
@@ -65,6 +65,16 @@ def locate_all(sightings: Sequence[Sighting], plane: Plane, residuals: Sequence[
             for s, pose, outline, r in zip(sightings, poses, outlines, residuals)]
 
 
+def _maybe_theirs(ident: Identified, plane: Plane, inliers: set[int], cfg: RecogniseConfig) -> set[int]:
+    """Components read by a tag alone that could be another game's: its id is printed by another
+    game too, markers of another game are in the photo, and the tag does not sit on the plane as
+    this game's printed tag would (the games print their tags at different sizes)."""
+    if not ident.other_games_seen:
+        return set()
+    return {i for i in inliers if plane.residuals_mm[i] > cfg.shared_tag_mm
+            and tag_printed_elsewhere(ident.sightings[i])}
+
+
 def locate(
     ident: Identified, cfg: RecogniseConfig, start: Plane | None = None, refit: bool = True
 ) -> Location:
@@ -82,12 +92,26 @@ def locate(
     if plane is None:
         return Location(None, (), ())
     inliers = set(plane.inliers) | {i for i in plane.outliers if plane.residuals_mm[i] <= cfg.curl_mm}
-    kept = [i for i in range(len(ident.sightings)) if i in inliers]
+    theirs = _maybe_theirs(ident, plane, inliers, cfg)
+    kept = [i for i in range(len(ident.sightings)) if i in inliers and i not in theirs]
     located = locate_all([ident.sightings[i] for i in kept], plane, [plane.residuals_mm[i] for i in kept])
     for i, s in enumerate(ident.sightings):
-        if i in inliers:
+        if i in inliers and i not in theirs:
             continue
         centre = s.image_centre()
+        if i in theirs:  # shown where the tag is: the piece it is printed on lies there
+            centre = s.detections[0].centre
+            problems.append(
+                Problem(
+                    ProblemCode.MAYBE_OTHER_GAME,
+                    f"a tag alone reads {s.component.id}, but another game prints that tag too and it is"
+                    " not this game's size: could be another game's piece; turn it so its QR code faces"
+                    " the camera",
+                    (s.component.id,),
+                    ((float(centre[0]), float(centre[1])),),
+                )
+            )
+            continue
         problems.append(
             Problem(
                 ProblemCode.OFF_PLANE,

@@ -220,3 +220,5 @@ class Identified:
     disagreements: tuple[Disagreement, ...]
     face_down: tuple[FaceDown, ...] = ()
     """Back tags seen: face-down components, never scored as a component."""
+    other_games_seen: bool = False
+    """Markers of another game were read in the photo (its code, or a tag only it prints)."""

@@ -88,3 +88,22 @@ def test_curled_cards_are_read_where_they_lie() -> None:
     truth = set(canonical(hard.scene.truth).placements)
     assert truth <= set(canonical(rec.state).placements)
     assert not [p for p in rec.problems if p.code is ProblemCode.OFF_PLANE]
+
+
+@pytest.mark.parametrize(("game_id", "seed"), [("habitats", 1000), ("borneo", 1002)])
+def test_another_games_tile_with_a_shared_tag_is_reported_not_read(game_id: str, seed: int) -> None:
+    """Another game's tile whose QR code did not decode shows a tag id this game prints too
+    (Borneo T38's tag is Habitats T078's; a Habitats tile's is a BIOME Borneo platform anchor).
+    It is not read as this game's component: it is reported where it lies, and nothing of this
+    game's reading changes."""
+    hard = _scene(game_id, "other games", seed)
+    assert hard.base is not None
+    players = _state(game_id).players
+    truth = {p.component for p in hard.scene.truth.placements}
+    with_them = recognise(hard.scene.jpeg, game_id, players=players)
+    without = recognise(hard.base.jpeg, game_id, players=players)
+    assert {c.id for c in with_them.components} <= truth
+    assert set(with_them.state.placements) == set(without.state.placements)
+    maybe = [p for p in with_them.problems if p.code is ProblemCode.MAYBE_OTHER_GAME]
+    assert maybe and all(_inside(list(p.image_points), hard) == list(p.image_points) for p in maybe)
+    assert not [p for p in without.problems if p.code is ProblemCode.MAYBE_OTHER_GAME]

@@ -155,6 +155,7 @@ const CompanionWords = (() => {
     "layout/face_down": "Turn this card face up so it can be counted.",
     "layout/rotation_unclear": "Turn this piece so it lines up with its neighbours.",
     "vision/off_plane": "Lay this piece flat on the table.",
+    "vision/maybe_other_game": "Could be another game's piece: turn it so its QR code faces the camera, or take it off the table.",
   };
   const advice = (kind) => ADVICE[kind] || "";
   const problemAdvice = (code) => PROBLEM_ADVICE[code] || "Look at the table and fix what this says, then take a new photo.";
