@@ -25,6 +25,8 @@ from scoring.hints import (
 from scoring.model import BoardState, parse_area
 from scoring.state import state_to_json
 
+from .cli_input import EXIT_ILLEGAL, EXIT_OK, _fail, _load_state
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("hints", help="list every legal spot for a piece in hand, with its points")
@@ -40,7 +42,6 @@ def add_parser(sub: Any) -> None:
 
 
 def _player(state: BoardState, component: str, wanted: str | None) -> str:
-    from .cli import _fail
 
     if wanted is not None:
         if wanted not in {p.id for p in state.players}:
@@ -57,7 +58,6 @@ def _player(state: BoardState, component: str, wanted: str | None) -> str:
 
 
 def _place_arg(text: str) -> dict[str, Any]:
-    from .cli import _fail
 
     try:
         value = json.loads(text)
@@ -83,7 +83,6 @@ def _gains(spot: Spot) -> str:
 
 
 def cmd_hints(args: argparse.Namespace) -> int:
-    from .cli import EXIT_OK, _fail, _load_state
 
     game, state = _load_state(args.state, args.game)
     if args.component not in game.component_index:
@@ -116,7 +115,6 @@ def cmd_hints(args: argparse.Namespace) -> int:
 
 
 def _explain(state: BoardState, component: str, player: str, where: dict[str, Any], *, as_json: bool) -> int:
-    from .cli import EXIT_ILLEGAL, EXIT_OK
 
     verdict = explain(state, component, player, where)
     if as_json:
@@ -132,7 +130,6 @@ def _explain(state: BoardState, component: str, player: str, where: dict[str, An
 
 
 def _save(folder: Path, before: BoardState, afters: list[BoardState]) -> None:
-    from .cli import _fail
 
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -22,8 +22,6 @@ OVERSIZED: dict[str, int] = {}
 #: (``create_app``), the hints command borrows the main command's helpers, the printed faces
 #: and their art and dressing call each other.
 CYCLES: set[tuple[str, ...]] = {
-    ("companion.app", "companion.app.server"),
-    ("companion.cli", "companion.hints_cli"),
     ("printables.art", "printables.dress", "printables.faces"),
 }
 

@@ -1,7 +1,7 @@
 """The companion's web app: live table, score sheets, printables and history in a browser.
 
 ``create_app`` builds the Flask app (blueprints per concern, SQLite store and secret key
-in the instance folder, the user's data folder by default); ``serve`` runs it for
+in the instance folder, the user's data folder by default); ``server.serve`` runs it for
 ``companion serve``. No game rules live here: every decision is asked of ``scoring``,
 ``vision`` and ``printables``.
 """
@@ -17,9 +17,7 @@ from typing import Any
 from flask import Flask
 
 from . import db, errors, instance as instances, scanslots, security
-from .server import serve
-
-__all__ = ["create_app", "serve"]
+__all__ = ["create_app"]
 
 #: Uploads above this are refused with 413 before any decoding (a 1080p JPEG is ~1 MiB).
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024

@@ -9,7 +9,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from companion.app import create_app, serve
+from companion.app import create_app
+from companion.app.server import serve
 from companion.app.server import JOIN_ALPHABET, JOIN_LENGTH, join_code
 
 from .conftest import csrf_token
