@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from .faces import BLACK, WHITE, Item, Poly, ink_on, shade
+from .items import BLACK, WHITE, Item, Poly, ink_on, shade
 
 Pt = tuple[float, float]
 #: One part of an icon: its outline in the unit square and its paint ("fill", "ink" or "light").
@@ -245,7 +245,7 @@ def icon(name: str, x: float, y: float, size: float, colour: str, *, on: str = W
 
 
 def _contrast(a: str, b: str) -> bool:
-    from .faces import luminance
+    from .items import luminance
 
     return abs(luminance(a) - luminance(b)) > 0.25
 

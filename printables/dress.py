@@ -16,7 +16,7 @@ from scoring.markers import outline_polygon
 from scoring.model import Component, Shape
 
 from .art import badge
-from .faces import (
+from .items import (
     BLACK,
     MIN_TEXT_MM,
     Face,
