@@ -68,13 +68,13 @@ def _writer(instance: Path, play: str, fd: int) -> None:
         os.write(fd, f"ack {snap['seq']} {digest(snap['state'])}\n".encode())
 
 
-def _until_ready(fd: int, timeout_s: float = 10.0) -> bytes:
-    """Wait for the writer's ``ready`` line; returns everything read so far."""
+def _until_ready(fd: int, timeout_s: float = 10.0, *, marker: bytes = b"ready\n") -> bytes:
+    """Wait for the writer's ``ready`` line (or another ``marker``); returns everything read so far."""
     import select
 
     got = b""
     end = time.monotonic() + timeout_s
-    while b"ready\n" not in got and time.monotonic() < end:
+    while marker not in got and time.monotonic() < end:
         readable, _, _ = select.select([fd], [], [], 0.05)
         if readable:
             chunk = os.read(fd, 4096)
@@ -95,12 +95,16 @@ class CrashReport:
 
 
 def kill_writers(instance: Path, play: str, *, kills: int, seed: int, max_delay_s: float = 0.15) -> CrashReport:
-    """Start a writer, SIGKILL it after a random delay, ``kills`` times over."""
+    """Start a writer, SIGKILL it after a random delay, ``kills`` times over.
+
+    Every third writer is killed only after its first acknowledged move, so some moves are
+    always acknowledged however busy the machine is; the others die at random moments.
+    """
     rng = np.random.default_rng(seed)
     acks: dict[int, str] = {}
     errors: list[str] = []
     start = time.monotonic()
-    for _ in range(kills):
+    for k in range(kills):
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # the writer
@@ -112,7 +116,10 @@ def kill_writers(instance: Path, play: str, *, kills: int, seed: int, max_delay_
         os.close(write_fd)
         early = rng.random() < 0.1  # some kills land while the writer is still starting
         delay = float(rng.uniform(0.0, max_delay_s))
-        pending = b"" if early else _until_ready(read_fd)
+        if k % 3 == 0:
+            pending = _until_ready(read_fd, 120.0, marker=b"\nack ")
+        else:
+            pending = b"" if early else _until_ready(read_fd)
         time.sleep(delay)
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
