@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from .model import BoardState, ComponentId, Game, Placement, PlayerId, ScoreSheet, ScoringError, Violation, parse_area
 from .registry import GAME_IDS, find_game
-from .state import cell_to_json
+from .state import placement_to_json
 
 
 class HintError(ScoringError):
@@ -237,21 +237,6 @@ def explain(state: BoardState, component: str, player: str, where: Mapping[str, 
 
 
 # -- JSON -------------------------------------------------------------------------------
-
-
-def placement_to_json(p: Placement) -> dict[str, Any]:
-    out: dict[str, Any] = {"component": p.component, "area": p.area}
-    if p.cell is not None:
-        out["cell"] = cell_to_json(p.cell)
-    if p.rotation:
-        out["rotation"] = p.rotation
-    if not p.face_up:
-        out["face_up"] = False
-    if p.on is not None:
-        out["on"] = p.on
-    if p.slot is not None:
-        out["slot"] = p.slot
-    return out
 
 
 def place_to_json(place: Place) -> dict[str, Any]:

@@ -240,22 +240,25 @@ def parse_state(
     return BoardState(game, players, tuple(placements), merged, extras, unknown)
 
 
+def placement_to_json(p: Placement) -> dict[str, Any]:
+    """One placement as the state document writes it (defaults left out)."""
+    out: dict[str, Any] = {"component": p.component, "area": p.area}
+    if p.cell is not None:
+        out["cell"] = cell_to_json(p.cell)
+    if p.rotation:
+        out["rotation"] = p.rotation
+    if not p.face_up:
+        out["face_up"] = False
+    if p.on is not None:
+        out["on"] = p.on
+    if p.slot is not None:
+        out["slot"] = p.slot
+    return out
+
+
 def state_to_json(state: BoardState) -> dict[str, Any]:
     """The inverse of parse_state: a document that parses back to an equal state."""
-
-    def placement(p: Placement) -> dict[str, Any]:
-        out: dict[str, Any] = {"component": p.component, "area": p.area}
-        if p.cell is not None:
-            out["cell"] = cell_to_json(p.cell)
-        if p.rotation:
-            out["rotation"] = p.rotation
-        if not p.face_up:
-            out["face_up"] = False
-        if p.on is not None:
-            out["on"] = p.on
-        if p.slot is not None:
-            out["slot"] = p.slot
-        return out
+    placement = placement_to_json
 
     doc: dict[str, Any] = {
         "format": STATE_FORMAT,
