@@ -12,6 +12,7 @@ from .errors import AppError
 
 bp = Blueprint("prints", __name__)
 MAX_BLEED_MM = 5.0
+MAX_GUTTER_MM = 10.0
 
 
 def _printables() -> Any:
@@ -44,6 +45,14 @@ def index() -> str:
     return render_template("print.html", games=games, opts=opts, error=error)
 
 
+def _ticked(name: str) -> bool:
+    """A checkbox: absent or "0" is off, "1"/"on" is on, anything else a clear 400."""
+    value = request.args.get(name, "0").strip().lower()
+    if value not in ("", "0", "1", "on", "off", "true", "false"):
+        raise AppError(400, "bad_argument", f"{name} is a yes/no choice")
+    return value in ("1", "on", "true")
+
+
 @bp.get("/print/<game_id>.pdf")
 def pdf(game_id: str) -> Response:
     """Validated up front, then streamed: a big edition never sits whole in memory."""
@@ -58,18 +67,22 @@ def pdf(game_id: str) -> Response:
         raise AppError(400, "bad_argument", f"paper must be one of {', '.join(opts['paper'])}")
     try:
         bleed = float(request.args.get("bleed", "0") or 0)
+        gutter = float(request.args.get("gutter", "0") or 0)
         start_label = int(request.args.get("start_label", "1") or 1)
     except ValueError as exc:
-        raise AppError(400, "bad_argument", "bleed and start_label must be numbers") from exc
+        raise AppError(400, "bad_argument", "bleed, gutter and the first free label must be numbers") from exc
     if not 0 <= bleed <= MAX_BLEED_MM:
         raise AppError(400, "bad_argument", f"bleed must be 0-{MAX_BLEED_MM:g} mm")
+    if not 0 <= gutter <= MAX_GUTTER_MM:
+        raise AppError(400, "bad_argument", f"the space between cards must be 0-{MAX_GUTTER_MM:g} mm")
+    fold, ink_saver = _ticked("fold"), _ticked("ink_saver")
     label_sheet = request.args.get("label_sheet") or None
     if label_sheet is not None and label_sheet not in opts["label_sheets"]:
         raise AppError(400, "bad_argument", f"unknown label sheet {label_sheet!r}")
     try:
         chunks = p.iter_pdf(
             game.id, what=what, paper=paper, bleed_mm=bleed, start_label=start_label,
-            label_sheet=label_sheet,
+            label_sheet=label_sheet, gutter_mm=gutter, fold=fold, ink_saver=ink_saver,
         )
         first = next(chunks, b"")
     except (p.PrintError, ValueError) as exc:

@@ -37,7 +37,8 @@ def test_pdf_download_is_a_pdf_of_the_right_paper(client: FlaskClient) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ["what=posters", "paper=a3", "bleed=x", "bleed=9", "start_label=first", "label_sheet=nope"],
+    ["what=posters", "paper=a3", "bleed=x", "bleed=9", "start_label=first", "label_sheet=nope", "gutter=x",
+     "gutter=30", "fold=maybe", "ink_saver=2"],
 )
 def test_bad_print_arguments_are_400(client: FlaskClient, query: str) -> None:
     r = client.get(f"/print/habitats.pdf?{query}")
@@ -47,3 +48,14 @@ def test_bad_print_arguments_are_400(client: FlaskClient, query: str) -> None:
 
 def test_print_of_unknown_game_is_404(client: FlaskClient) -> None:
     assert client.get("/print/chess.pdf").status_code == 404
+
+
+def test_the_print_options_reach_the_pdf(client: FlaskClient) -> None:
+    """Space between cards, fold-and-glue and ink saver, as the page's form sends them."""
+    page = client.get("/print").get_data(as_text=True)
+    for field in ('name="gutter"', 'name="fold"', 'name="ink_saver"'):
+        assert field in page
+    r = client.get("/print/phylo.pdf?what=cards&paper=a4&gutter=3&fold=1&ink_saver=1")
+    assert r.status_code == 200
+    assert r.data == printables.build_pdf("phylo", what="cards", paper="a4", gutter_mm=3.0, fold=True, ink_saver=True)
+    assert r.data != printables.build_pdf("phylo", what="cards", paper="a4")
