@@ -71,7 +71,8 @@ def _maybe_theirs(ident: Identified, plane: Plane, inliers: set[int], cfg: Recog
     this game's printed tag would (the games print their tags at different sizes)."""
     if not ident.other_games_seen:
         return set()
-    return {i for i in inliers if plane.residuals_mm[i] > cfg.shared_tag_mm
+    own = range(len(ident.sightings))  # the plane is fitted to duplicates' sightings too, after these
+    return {i for i in inliers if i in own and plane.residuals_mm[i] > cfg.shared_tag_mm
             and tag_printed_elsewhere(ident.sightings[i])}
 
 

@@ -29,3 +29,14 @@ def test_unreadable_markers_have_a_place_on_the_photo() -> None:
             xs = {round(x) for x, _ in item["image_corners"]}
             ys = {round(y) for _, y in item["image_corners"]}
             assert len(xs) > 1 and len(ys) > 1, (game, item)
+
+
+def test_every_sample_scanned_as_every_other_game_reads_without_error() -> None:
+    """Another game's table, with its duplicated and shared tags, never breaks the scan."""
+    games = ("habitats", "phylo", "biomos", "rainforest", "borneo")
+    for photo in games:
+        data = sample_photo(photo).read_bytes()
+        for game in games:
+            if game != photo:
+                rec = recognise(data, game)
+                assert rec.game == game and (rec.foreign or rec.disagreements or rec.duplicated or rec.problems)
