@@ -127,7 +127,7 @@ def frames(game_id: str) -> tuple[list[bytes], list[dict[str, Any]]]:
     from scoring import find_game
 
     sys.path.insert(0, str(ROOT))  # the scene renderer (testing/) is not installed
-    from testing.render import render_scene
+    from tests.rendering.render import render_scene
 
     photo = vision.sample_photo(game_id)
     truth = json.loads(photo.with_suffix(".json").read_text("utf-8"))
@@ -280,7 +280,7 @@ def hands(args: argparse.Namespace) -> dict[str, Any]:
     from make_samples import POSITIONS
     from scoring import find_game
     from vision import recognise
-    from testing.conditions import a_move, hand_sequence
+    from tests.rendering.conditions import a_move, hand_sequence
     from vision.live import LiveTable, TableStatus
 
     rows = []

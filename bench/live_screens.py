@@ -2,7 +2,7 @@
 
     python bench/live_screens.py
 
-Films a Habitats move (``testing.conditions.hand_sequence``, the hand holding over the table
+Films a Habitats move (``tests.rendering.conditions.hand_sequence``, the hand holding over the table
 for several seconds), serves it as the host camera and photographs the table page on a
 laptop viewport while the page says what the live loop waits for (the photo and outlines
 are the last proposal's, made before the hand came in).
@@ -26,7 +26,7 @@ from werkzeug.serving import make_server  # noqa: E402
 from companion.app import create_app  # noqa: E402
 from scoring import find_game  # noqa: E402
 from vision import sample_photo  # noqa: E402
-from testing.conditions import a_move, hand_sequence  # noqa: E402
+from tests.rendering.conditions import a_move, hand_sequence  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
 FPS = 8

@@ -18,7 +18,7 @@ from scoring.state import state_to_json  # noqa: E402
 from vision import recognise  # noqa: E402
 from vision.layouts import habitats as habitats_layout  # noqa: E402
 from vision.layouts import phylo as phylo_layout  # noqa: E402
-from testing.render import render_scene  # noqa: E402
+from tests.rendering.render import render_scene  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from board_positions import AREAS as BOARD_AREAS  # noqa: E402

@@ -52,9 +52,9 @@ from vision.detect import DetectConfig, detect_all  # noqa: E402
 from vision.layouts import habitats as habitats_layout  # noqa: E402
 from vision.layouts import phylo as phylo_layout  # noqa: E402
 from vision.load import load_image  # noqa: E402
-from testing.conditions import NAMES as REAL_TABLE  # noqa: E402
-from testing.conditions import render_condition  # noqa: E402
-from testing.render import _pose_matrix, render_scene  # noqa: E402
+from tests.rendering.conditions import NAMES as REAL_TABLE  # noqa: E402
+from tests.rendering.conditions import render_condition  # noqa: E402
+from tests.rendering.render import _pose_matrix, render_scene  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from make_samples import AREAS, POSITIONS  # noqa: E402

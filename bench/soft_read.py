@@ -30,7 +30,7 @@ from vision.identify import catalog_for, identify  # noqa: E402
 from vision.load import load_image  # noqa: E402
 from vision.config import RecogniseConfig  # noqa: E402
 from vision.locate import locate  # noqa: E402
-from testing.render import render_scene  # noqa: E402
+from tests.rendering.render import render_scene  # noqa: E402
 from vision.soft import _KERNELS, _scorer, read_site  # noqa: E402
 from vision.whole_tags import Site, tag_pools  # noqa: E402
 

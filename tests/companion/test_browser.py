@@ -82,7 +82,7 @@ def write_y4m(path: Path, scenes: list[np.ndarray]) -> None:
 def readable_scene(state: Any) -> np.ndarray:
     """A rendered table with every component in view that the scanner reads back whole."""
     from vision import recognise
-    from testing.render import render_scene
+    from tests.rendering.render import render_scene
 
     for seed in range(12):
         scene = render_scene(

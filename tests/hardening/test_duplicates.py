@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 
 from scoring import find_game
 from vision.layouts import TablePose, find_layout
-from testing.render import Scene, render_scene
+from tests.rendering.render import Scene, render_scene
 
 START: dict[str, Any] = {
     "format": 1, "game": "habitats", "players": [{"id": "red", "name": "Red"}], "options": {},

@@ -15,7 +15,7 @@ from scoring.model import BoardState, Placement, UnknownPlace
 from vision import recognise, sample_photo
 from vision.layouts import Located, TableView, find_layout
 from vision.layouts.biomos import canonical
-from testing.render import render_scene
+from tests.rendering.render import render_scene
 
 from .boards import judge, located, on_face
 

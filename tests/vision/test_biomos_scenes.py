@@ -17,7 +17,7 @@ from vision.detect import Detection, MarkerKind
 from vision.identify import FaceDown
 from vision.layouts import TablePose, TableView, find_layout
 from vision.layouts.biomos import canonical
-from testing.render import render_scene
+from tests.rendering.render import render_scene
 
 from .boards import judge, located, on_face
 

@@ -12,7 +12,7 @@ from scoring.model import BoardState, Placement, Player
 from scoring.state import state_to_json
 from vision import recognise, sample_photo
 from vision.layouts import TableView, find_layout
-from testing.render import render_scene
+from tests.rendering.render import render_scene
 
 from .boards import judge, located, on_face
 

@@ -18,7 +18,7 @@ from vision import recognise, sample_photo
 from vision.layouts import Located, TableView, covered_cells, face_outlined, outline_probe, outlined_cells
 from vision.plane import Plane
 from vision.texture import texture_probe
-from testing.render import render_scene
+from tests.rendering.render import render_scene
 
 #: The recogniser's module (``vision.recognise`` names the function), and the stages it runs.
 recognise_module = importlib.import_module("vision.recognise")
@@ -372,7 +372,7 @@ def test_the_reading_with_outlines_reports_each_problem_once() -> None:
     # A shaken frame whose market shows one figure: the layout reports the partial market on
     # its reading without outlines and again on the last one, with outlines; only the last
     # reading's problems are reported (they once came twice).
-    from testing.conditions import render_condition
+    from tests.rendering.conditions import render_condition
 
     path = sample_photo("habitats").with_suffix(".json")
     state = find_game("habitats").load_state(json.loads(path.read_text("utf-8")))

@@ -15,7 +15,7 @@ import pytest
 from scoring import find_game
 from scoring.model import BoardState, Placement, Player, PlayerId, UnknownPlace
 from vision import Recognition, recognise, sample_photo
-from testing.conditions import a_move, hand_sequence
+from tests.rendering.conditions import a_move, hand_sequence
 from vision.live import PIXEL_CHANGE, LiveConfig, LiveTable, TableStatus, merge, reaches_in, thumbnail
 
 PLAYERS = (Player(PlayerId("red"), "Red", "#d62828", 0),)

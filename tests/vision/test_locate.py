@@ -13,7 +13,7 @@ from vision.identify import catalog_for, identify
 from vision.load import load_image
 from vision.plane import fit_plane, rigid_fit
 from vision.locate import locate_all, rigid_groups
-from testing.render import render_scene
+from tests.rendering.render import render_scene
 
 
 def test_faces_located_together_match_the_closed_form_fit_of_each_alone() -> None:

@@ -1,6 +1,6 @@
 """Other games' components and everyday clutter on the table never change what is read.
 
-Scenes come from ``testing.conditions`` (the same photo with and without the other things),
+Scenes come from ``tests.rendering.conditions`` (the same photo with and without the other things),
 so a difference in the reading is caused by them alone.
 """
 
@@ -17,7 +17,7 @@ import pytest
 from scoring import find_game, games
 from scoring.model import BoardState
 from vision import recognise, sample_photo
-from testing.conditions import HardScene, render_condition
+from tests.rendering.conditions import HardScene, render_condition
 from vision.identify import MarkRole, catalog_for
 from vision.problems import ProblemCode
 

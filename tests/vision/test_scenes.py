@@ -20,7 +20,7 @@ from vision import Recognition, recognise, sample_photo
 from vision.layouts import TablePose, find_layout
 from vision.layouts import habitats as habitats_layout
 from vision.layouts import phylo as phylo_layout
-from testing.render import Scene, render_scene
+from tests.rendering.render import Scene, render_scene
 
 CANONICAL = {"habitats": habitats_layout.canonical, "phylo": phylo_layout.canonical}
 

@@ -106,7 +106,7 @@ def test_blurred_tokens_on_a_planet_are_read_whole_and_placed_on_their_spaces() 
     from scoring import find_game
     from vision import recognise
     from vision.config import RecogniseConfig
-    from testing.render import render_scene
+    from tests.rendering.render import render_scene
 
     game = find_game("biomos")
     doc = dict(game.example_state())
@@ -135,7 +135,7 @@ def test_a_park_whose_entrance_is_blurred_is_still_placed_from_its_entrance_read
     from scoring import find_game
     from vision import recognise
     from vision.config import RecogniseConfig
-    from testing.render import render_scene
+    from tests.rendering.render import render_scene
 
     game = find_game("habitats")
     state = game.load_state(game.example_state())
@@ -175,7 +175,7 @@ def test_blurred_cards_the_phylo_grid_sees_but_cannot_read_are_looked_at_again_a
     from scoring import find_game
     from vision import sample_photo
     from vision.layouts.phylo import canonical
-    from testing.render import render_scene
+    from tests.rendering.render import render_scene
 
     recognise_module = importlib.import_module("vision.recognise")  # the module, not the function
     game = find_game("phylo")

@@ -14,7 +14,7 @@ import pytest
 from scoring import find_game
 from scoring.model import BoardState, Placement
 from vision import recognise
-from testing.render import render_scene
+from tests.rendering.render import render_scene
 
 from .boards import judge
 
