@@ -63,6 +63,23 @@ def _require_browser() -> Any:
     return sync_api
 
 
+def page_in(viewport: dict[str, int]) -> Iterator[Any]:
+    """A page of a fresh Chromium at this viewport; the test fails on any page error."""
+    sync_api = _require_browser()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
+        assert not errors, errors
+
+
 def _case(name: str) -> dict[str, Any]:
     return json.loads((EXAMPLES / f"{name}.json").read_text("utf-8"))
 

@@ -18,7 +18,7 @@ import pytest
 
 from companion.app import create_app
 
-from .test_browser import CHROMIUM, CHROMIUM_ARGS, _require_browser, _serve, poll
+from .test_browser import _serve, page_in, poll
 
 pytestmark = pytest.mark.browser
 
@@ -28,25 +28,9 @@ def server(tmp_path: Path) -> Iterator[str]:
     yield from _serve(create_app({"INSTANCE_PATH": str(tmp_path / "instance")}))
 
 
-def _browser(viewport: dict[str, int]) -> Iterator[Any]:
-    sync_api = _require_browser()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport=viewport)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        try:
-            yield page
-        finally:
-            context.close()
-            browser.close()
-        assert not errors, errors
-
-
 @pytest.fixture
 def laptop() -> Iterator[Any]:
-    yield from _browser({"width": 1280, "height": 900})
+    yield from page_in({"width": 1280, "height": 900})
 
 
 def shoot(page: Any, name: str) -> None:

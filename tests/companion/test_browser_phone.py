@@ -20,7 +20,7 @@ import pytest
 from companion.app import create_app, services, store
 from scoring import find_game, game_ids
 
-from .test_browser import CHROMIUM, CHROMIUM_ARGS, _require_browser, _serve, poll
+from .test_browser import _serve, page_in, poll
 
 pytestmark = pytest.mark.browser
 
@@ -40,19 +40,7 @@ def phone_server(phone_app: Any) -> Iterator[str]:
 
 @pytest.fixture
 def phone() -> Iterator[Any]:
-    sync_api = _require_browser()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport=PHONE)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        try:
-            yield page
-        finally:
-            context.close()
-            browser.close()
-        assert not errors, errors
+    yield from page_in(PHONE)
 
 
 def _blank_photo() -> bytes:
