@@ -196,3 +196,17 @@ def test_unread_cards_at_the_top_of_a_blurred_food_chain_are_read() -> None:
     for card in ("SUNBEAR-1", "LEOPARD-1"):
         assert rec.state.placement_of(card) == truth[card]
     assert all(truth.get(p.component) == p for p in rec.state.placements)
+
+
+def test_a_food_chain_whose_tags_all_blurred_is_read_beside_the_chain_next_to_it() -> None:
+    """In this hard view no marker of the five-card chain decodes and the detector gives no
+    quad there (the tags' quiet zones run into the cards' print): the cards are looked for
+    beside the chain laid next to it, and the whole chain is read, each card on its prey."""
+    state = red_position()
+    scene = render_scene("borneo", state, condition="hard", resolution=(1920, 1080), seed=1003)
+    rec = recognise(scene.jpeg, "borneo", players=state.players)
+    v = judge(scene.truth, state, rec.state, scene.hidden)
+    assert v.wrong == [] and v.stray == [] and v.missed == []
+    chain = [("DRACO-1", "CICADA-1"), ("TARSIER-1", "DRACO-1"), ("LINSANG-1", "TARSIER-1"), ("PYTHON-1", "LINSANG-1")]
+    for card, prey in chain:
+        assert rec.state.placement_of(card).on == prey  # type: ignore[union-attr]

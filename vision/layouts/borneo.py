@@ -103,6 +103,11 @@ FAN_GAP_MM = 1.5 * FAN_MM
 #: Unread cards of a chain looked for above a card fanned below something unread (or below a
 #: card with something unread fanned on it): a chain rarely hides more in a row.
 _UNREAD_RUN = 3
+#: Chains lie side by side: the next chain's cards lie this far (edge to edge) beside a card...
+BESIDE_GAP_MM = 10.0
+#: ...give or take (the probes across the gap, and how far a look searches about its tag).
+_BESIDE_PROBES = tuple((float(dx), 0.0) for dx in (-8, 0, 8, 16))
+_BESIDE_REACH_MM = 16.0
 #: Where a plant tile's tag and QR code lie from its centre (13 mm either side), whichever
 #: sixth turn it lies in: the squares probed on a free slot for a tile that was not read.
 _TILE_RING = tuple(
@@ -383,6 +388,7 @@ def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: lis
             continue
         placed.append(Placed(Placement(card.component.id, GALLERY), card))
     chain_gaps: list[Spot] = []
+    beside: list[Spot] = []
     for pid, cards in earned.items():
         on, found, gaps = _stacks(cards)
         problems.extend(found)
@@ -411,6 +417,7 @@ def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: lis
         for card in chain:
             placed.append(Placed(Placement(card.component.id, EARNED + pid, None, 0, True, on.get(card.component.id)), card))  # type: ignore[arg-type]
         chain_gaps += _fanned_on(view, cards, set(on.values()), EARNED + pid)
+        beside += _beside(view, cards, EARNED + pid)
     card_reference = partial(marker_texture, view, [c for cards in earned.values() for c in cards], 6.0)
     placed_ids = {p.placement.component for p in placed}
     for spot in busy_spots(view, chain_gaps, card_reference):
@@ -418,6 +425,39 @@ def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: lis
         unknown.append(UnknownPlace(str(spot.key), None, below if below in placed_ids else None))
         problems.append(Problem(ProblemCode.FAN_UNREAD, f"a card lies fanned on {below} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
         _look_along(again, spot.holder, range(1, _UNREAD_RUN + 1))
+    for spot in busy_spots(view, beside, card_reference):
+        w, h = spot.holder.component.size_mm
+        tx, ty = _tag_centre(spot.holder) or (w / 2, h / 2)
+        centre = spot.holder.face_point(spot.x_mm - tx + w / 2, spot.y_mm - ty + h / 2)  # the neighbour's middle
+        tag = spot.holder.face_point(spot.x_mm + (4.0 if spot.x_mm > tx else -4.0), spot.y_mm)  # the probes' middle
+        again.append(LookAgain((float(centre[0]), float(centre[1])), (w, h), _BESIDE_REACH_MM, spot.holder.angle_deg,
+                               (float(tag[0]), float(tag[1]))))
+
+
+def _beside(view: TableView, cards: list[Located], area: str) -> list[Spot]:
+    """Where the tag of a card in a chain laid beside these cards would show (a card's width and
+    a gap to either side of each card's own tag), unless a read card lies there: a whole chain
+    whose markers did not decode leaves no quad, and nothing else points at it."""
+    faces = [c for c in view.located if not c.component.spaces]
+    out = []
+    for card in cards:
+        tag = _tag_centre(card)
+        if tag is None:
+            continue
+        w = card.component.size_mm[0]
+        for side in (-1.0, 1.0):
+            x = tag[0] + side * (w + BESIDE_GAP_MM)
+            xy = card.face_point(x, tag[1])
+            if any(_on_face(f, xy) for f in faces):
+                continue
+            out.append(Spot(card, x, tag[1], area, 6.0, _BESIDE_PROBES if side > 0 else tuple((-dx, dy) for dx, dy in _BESIDE_PROBES)))
+    return out
+
+
+def _on_face(loc: Located, xy: np.ndarray) -> bool:
+    fx, fy = loc.to_face(xy[None])[0]
+    w, h = loc.component.size_mm
+    return bool(0 <= fx <= w and 0 <= fy <= h)
 
 
 def _unread_slots(view: TableView, draft: Draft, platforms: list[Located]) -> None:
