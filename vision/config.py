@@ -28,6 +28,9 @@ class RecogniseConfig:
     """Give undecoded tag-sized quads a second look against this game's unseen tags."""
     unreadable_size_tolerance: float = 0.3
     """An undecoded quad counts as an unreadable tag when its side is within this fraction of a printed tag."""
+    unreadable_quiet_tolerance: float = 0.1
+    """An undecoded pale square on a darker ground counts as an unreadable tag when its sides are
+    within this fraction of a tag's quiet zone (the tag blurred into its white margin)."""
     unreadable_face_tolerance: float = 0.08
     """An undecoded quad counts as an unread component when it is a rectangle whose sides are
     within this fraction of a read component's face beside it (blur can merge a whole tile or

@@ -123,6 +123,7 @@ def read(scan: Scan, seen: Pass, *, final: bool = True, before: Reading | None =
         found = tuple(unreadable_markers(
             seen.candidates, plane, seen.located, seen.markers, scan.catalog.tag_sizes_mm,
             scan.cfg.unreadable_size_tolerance, scan.catalog, scan.cfg.unreadable_face_tolerance,
+            scan.cfg.unreadable_quiet_tolerance,
         ))
     view = TableView(
         scan.game.id,

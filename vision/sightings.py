@@ -73,6 +73,9 @@ class Catalog:
     qr_marks: Mapping[str, Mark]
     tag_sizes_mm: tuple[float, ...]
     """Every printed tag side of the game (for telling unreadable tags from noise)."""
+    quiet_sizes_mm: tuple[float, ...] = ()
+    """The outer side of every component tag's white quiet zone: a blurred tag on a darker face
+    can show only as this pale square (the tag inside merged into it)."""
 
 @cache
 def catalog_for(game_id: str) -> Catalog:
@@ -82,12 +85,14 @@ def catalog_for(game_id: str) -> Catalog:
     by_tag: dict[int, Mark] = {}
     qr_marks: dict[str, Mark] = {}
     sizes: set[float] = set()
+    quiet: set[float] = set()
     for c in game.components():
         components[c.id] = c
         layout = marker_layout(game.id, c)
         t = layout.tag
         by_tag[c.tag] = Mark(c, MarkRole.TAG, t.x_mm, t.y_mm, t.size_mm)
         sizes.add(t.size_mm)
+        quiet.add(t.size_mm + 2 * t.quiet_mm)
         if layout.qr is not None:
             q = layout.qr
             qr_marks[c.id] = Mark(c, MarkRole.QR, q.x_mm, q.y_mm, q.size_mm)
@@ -99,7 +104,7 @@ def catalog_for(game_id: str) -> Catalog:
     for mark in _back_marks(game.id, game.components()):
         by_tag[mark.component.tag] = mark
         sizes.add(mark.size_mm)
-    return Catalog(game.id, components, by_tag, qr_marks, tuple(sorted(sizes)))
+    return Catalog(game.id, components, by_tag, qr_marks, tuple(sorted(sizes)), tuple(sorted(quiet)))
 
 def _back_marks(game_id: str, components: Iterable[Component]) -> list[Mark]:
     """One mark per back tag, on a stand-in component for the kind's back (all backs of a kind

@@ -23,9 +23,12 @@ def unreadable_markers(
     tolerance: float,
     catalog: Catalog | None = None,
     face_tolerance: float = 0.0,
+    quiet_tolerance: float = 0.0,
 ) -> list[Unreadable]:
     """Undecoded quads of a printed tag's size, or (with ``face_tolerance``) of the whole face
-    of a read component beside them, that lie on no located face and no decoded marker."""
+    of a read component beside them, that lie on no located face and no decoded marker. A pale
+    square on a darker ground counts only with the size of a tag's quiet zone (within
+    ``quiet_tolerance``): a tag blurred into its white margin."""
     if plane is None or not tag_sizes or not candidates:
         return []
     lo, hi = min(tag_sizes) * (1 - tolerance), max(tag_sizes) * (1 + tolerance)
@@ -34,7 +37,13 @@ def unreadable_markers(
     sides, d1, d2 = quad_measures(pts)
     is_tag = np.array([c.kind is MarkerKind.TAG for c in candidates])
     square_ok = (sides.min(axis=1) >= lo) & (sides.max(axis=1) <= hi) & (np.abs(d1 - d2) <= 0.15 * np.maximum(d1, d2))
-    square_ok &= ~np.array([c.is_inverted for c in candidates])  # a pale square on a dark ground
+    inverted = np.array([c.is_inverted for c in candidates])  # a pale square on a dark ground
+    quiet = np.array(catalog.quiet_sizes_mm if catalog is not None else (), float)
+    if quiet.size and quiet_tolerance > 0:
+        near_quiet = (np.abs(sides[:, :, None] - quiet[None, None]) <= quiet_tolerance * quiet[None, None]).all(axis=1).any(axis=1)
+    else:
+        near_quiet = np.zeros(len(candidates), bool)
+    square_ok &= ~inverted | near_quiet
     face_ok = is_tag & unread_faces(pts, sides, d1, d2, located, face_tolerance)
     keep = ~is_tag | square_ok | face_ok
     centres = pts.mean(axis=1)

@@ -234,6 +234,15 @@ def _size(value: Any, where: str) -> tuple[float, float]:
     return (_number(value[0], where, 5, 600), _number(value[1], where, 5, 600))
 
 
+def _space_shape(value: Any, where: str) -> Shape:
+    """A planet's spaces are printed round (``space_shape = "round"``) so a ring of them never overlaps."""
+    try:
+        return Shape(value)
+    except ValueError:
+        names = ", ".join(s.value for s in Shape)
+        raise CatalogError(f"{where}: space_shape must be one of {names}, got {value!r}") from None
+
+
 def _colour(value: Any, where: str) -> str:
     if not isinstance(value, str) or len(value) != 7 or not value.startswith("#"):
         raise CatalogError(f"{where}: colour must be #rrggbb, got {value!r}")
@@ -397,8 +406,9 @@ def parse_layouts(doc: Mapping[str, Any], where: str) -> dict[Side, Layout]:
     for side in Side:
         w = f"{where} [layout.{side.value}]"
         row = doc[side.value]
-        check_fields(row, required=("size_mm", "spaces"), optional=("edition_data",), where=w)
+        check_fields(row, required=("size_mm", "spaces"), optional=("edition_data", "space_shape"), where=w)
         width, height = _size(row["size_mm"], w)
+        shape = _space_shape(row.get("space_shape", Shape.RECT.value), w)
         spaces: list[Space] = []
         for j, sp in enumerate(row["spaces"]):
             ws = f"{w} space #{j + 1}"
@@ -412,7 +422,7 @@ def parse_layouts(doc: Mapping[str, Any], where: str) -> dict[Side, Layout]:
             h_mm = _number(sp["h_mm"], ws, 22, 60)
             x = _number(sp["x_mm"], ws, w_mm / 2, width - w_mm / 2)
             y = _number(sp["y_mm"], ws, h_mm / 2, height - h_mm / 2)
-            spaces.append(Space(name, x, y, w_mm, h_mm))
+            spaces.append(Space(name, x, y, w_mm, h_mm, shape))
         missing = _SIDE_SPACES[side] - {s.name for s in spaces}
         if missing:
             raise CatalogError(f"{w}: missing space(s) {', '.join(sorted(missing))}")

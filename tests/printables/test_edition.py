@@ -307,3 +307,20 @@ def test_hybrid_borneo_tiles_show_both_layer_colours() -> None:
     h, w = img.shape[:2]
     left, right = img[h // 2, 6], img[h // 2, w - 7]  # just inside the left and right corners
     assert np.abs(left.astype(int) - right.astype(int)).sum() > 60
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_no_printed_space_covers_another(game: str) -> None:
+    """Spaces on a board or tile never overlap, so no outline hides a neighbour's name; the Biomos
+    planet ring (centres about 31 mm apart) is printed round for that reason."""
+    from itertools import combinations
+
+    from printables.geometry import space_outline
+
+    overlaps = []
+    for c in find_game(game).components():
+        for a, b in combinations(c.spaces, 2):
+            area, _ = cv2.intersectConvexConvex(np.array(space_outline(a), np.float32), np.array(space_outline(b), np.float32))
+            if area > 0.01:
+                overlaps.append((c.id, a.name, b.name, round(float(area), 1)))
+    assert overlaps == []

@@ -140,3 +140,21 @@ def test_a_place_as_busy_as_a_read_marker_needs_less_over_its_plain_face() -> No
     # A print at 0.4 of a marker: only a place as busy as a marker itself can be told from it.
     assert _verdict(90.0, 40.0, marker) is True
     assert _verdict(60.0, 40.0, marker) is None
+
+
+def test_a_round_planet_space_holds_a_point_by_its_circle_not_its_box() -> None:
+    """The Biomos planet spaces are printed round: a token inside the circle is on the space, one
+    in the box's corner beyond the circle is on none (so it is reported, not placed)."""
+    from vision.layouts.anchored import space_hit
+
+    board = located("biomos", "PLANET1-D", 0.0, 0.0)
+    p1 = next(s for s in board.component.spaces if s.name == "P1")
+    r = p1.w_mm / 2
+
+    def at(dx: float, dy: float):  # noqa: ANN202
+        return space_hit(board, table_points(board, [(p1.x_mm + dx, p1.y_mm + dy)])[0])
+
+    inside, corner = at(0.6 * r, 0.6 * r), at(0.8 * r, 0.8 * r)
+    assert inside is not None and inside.space.name == "P1"
+    assert math.isclose(inside.offset, math.hypot(0.6, 0.6), rel_tol=1e-6)
+    assert corner is None or corner.space.name != "P1"

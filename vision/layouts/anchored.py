@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from scoring.model import Component, Player, Space
+from scoring.model import Component, Player, Shape, Space
 
 from ..errors import LayoutError
 from ..plane import apply_homography
@@ -130,13 +130,14 @@ def is_on(loc: Located, table_xy: Sequence[float], margin_mm: float = 0.0) -> bo
 
 
 def space_hit(loc: Located, table_xy: Sequence[float], spaces: Iterable[Space] | None = None) -> SpaceHit | None:
-    """The printed space of a board (or tile) under a table point, or None off every space."""
+    """The printed space of a board (or tile) under a table point, or None off every space (a round
+    space by its circle, any other by its bounding box)."""
     fx, fy = (float(v) for v in face_xy(loc, table_xy))
     best: SpaceHit | None = None
     for s in loc.component.spaces if spaces is None else spaces:
         dx, dy = abs(fx - s.x_mm) / (s.w_mm / 2), abs(fy - s.y_mm) / (s.h_mm / 2)
-        if dx <= 1.0 and dy <= 1.0:
-            off = max(dx, dy)
+        off = math.hypot(dx, dy) if s.shape is Shape.ROUND else max(dx, dy)
+        if off <= 1.0:
             if best is None or off < best.offset:
                 best = SpaceHit(s, off)
     return best
