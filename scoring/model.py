@@ -234,9 +234,27 @@ class ScoreLine:
     rule: str
     points: int
     evidence: str
+    components: tuple[ComponentId, ...] = ()
+    """What earned the points, by catalog id: the component the line is about first (the card,
+    tile or token that scored), then those it scored by (its prey, the tile it lies on, what it
+    sees). Readers take components from here, never from ``evidence``, which is words."""
+    collective: bool = False
+    """True when the line adds up every component listed (all locked tiles, the tokens matching
+    the Moon) instead of scoring the first one: ``evidence`` then opens with its subject in words."""
+
+    @property
+    def subject(self) -> ComponentId | None:
+        """The component the line is about, when it is about one."""
+        return self.components[0] if self.components and not self.collective else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "points": self.points, "evidence": self.evidence}
+        return {
+            "rule": self.rule,
+            "points": self.points,
+            "evidence": self.evidence,
+            "components": list(self.components),
+            "collective": self.collective,
+        }
 
 
 @dataclass(frozen=True, slots=True)

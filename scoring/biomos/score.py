@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..model import ScoreLine, ScoreSheet, TieBreak, build_sheet
-from .catalog import Catalog, Side, Terrain
+from ..model import ComponentId, ScoreLine, ScoreSheet, TieBreak, build_sheet
+from .catalog import Catalog, Side, Terrain, TerrainToken
 from .planet import Planet, find_pattern, span_text
 from .table import BLACK_HOLE, Claim, Table
 
@@ -44,24 +44,36 @@ def _spaces(planet: Planet, terrain: Terrain) -> list[str]:
     return [s for s, t in planet.surface() if t.terrain is terrain]
 
 
-def biome_lines(claims: tuple[Claim, ...], planet: Planet | None, gaps_ignored: bool) -> list[ScoreLine]:
-    """One line per completed biome with where its pattern shows now."""
+def _tokens(planet: Planet, spaces: Sequence[str]) -> tuple[ComponentId, ...]:
+    return tuple(planet.tokens[s].id for s in spaces)
+
+
+def biome_lines(
+    claims: tuple[Claim, ...], planet: Planet | None, gaps_ignored: bool,
+    absorbed: Mapping[str, tuple[TerrainToken, ...]] | None = None,
+) -> list[ScoreLine]:
+    """One line per completed biome with where its pattern shows now (on the planet), or the
+    tokens it absorbed (``absorbed``: the Black Hole's biomes)."""
     if not claims:
         return [ScoreLine(ScoreRule.BIOMES.value, 0, "no biome completed")]
     out: list[ScoreLine] = []
     for claim in claims:
         card = claim.card
         head = f"{card.name} ({card.kind.value} biome {card.pattern_text})"
+        shown: tuple[ComponentId, ...] = ()
         if planet is None:
             where = "completed by the Black Hole"
+            shown = tuple(t.id for t in (absorbed or {}).get(card.id, ()))
         else:
             window = find_pattern(planet, card.pattern, gaps_ignored=gaps_ignored)
             where = (
                 f"pattern at {span_text(window)}" if window
                 else "pattern no longer on the planet (it only had to be there when completed)"
             )
+            shown = _tokens(planet, window or ())
         face = "" if claim.face_up else ", kept face down"
-        out.append(ScoreLine(ScoreRule.BIOMES.value, card.points, f"{head}: {where}{face} -> {card.points}"))
+        out.append(ScoreLine(ScoreRule.BIOMES.value, card.points, f"{head}: {where}{face} -> {card.points}",
+                             (card.id, *shown)))
     return out
 
 
@@ -75,8 +87,9 @@ def moon_line(planet: Planet) -> ScoreLine:
     listed = ", ".join(spaces) if spaces else "none"
     return ScoreLine(
         ScoreRule.MOON.value, pts,
-        f"Moon is {moon.terrain.value}; {moon.terrain.value} on the planet: {listed}"
+        f"{moon.terrain.value} Moon: {moon.terrain.value} tokens on the planet, {listed}"
         f" -> {MOON_FACTOR} x {len(spaces)} = {pts}",
+        (moon.id, *_tokens(planet, spaces)), collective=True,
     )
 
 
@@ -84,12 +97,14 @@ def bonus_lines(planet: Planet, planet_type: Terrain | None) -> list[ScoreLine]:
     """Advanced mode: 1 per forest, and 1 per token of the planet's type (Moon excluded)."""
     forests = _spaces(planet, Terrain.FOREST)
     out = [ScoreLine(ScoreRule.FOREST_BONUS.value, len(forests),
-                     f"forests on the planet: {', '.join(forests) or 'none'} -> {len(forests)}")]
+                     f"Forest bonus: forest tokens on the planet, {', '.join(forests) or 'none'} -> {len(forests)}",
+                     _tokens(planet, forests), collective=True)]
     if planet_type is not None:
         own = _spaces(planet, planet_type)
         out.append(ScoreLine(ScoreRule.PLANET_BONUS.value, len(own),
-                             f"{planet_type.value} planet; {planet_type.value} tokens: {', '.join(own) or 'none'}"
-                             f" -> {len(own)}"))
+                             f"Planet bonus, {planet_type.value} planet: {planet_type.value} tokens,"
+                             f" {', '.join(own) or 'none'} -> {len(own)}",
+                             _tokens(planet, own), collective=True))
     return out
 
 
@@ -132,8 +147,8 @@ def score_sheet(cat: Catalog, table: Table, options: Mapping[str, Any], unknown:
             if (card := cat.biome(cid)) is not None
         )
         hole_lines = [ScoreLine(ScoreRule.BLACK_HOLE_CARD.value, hole.base_points,
-                                f"Black Hole, {hole.side.value} side -> {hole.base_points}")]
-        hole_lines += biome_lines(hole_claims, None, gaps)
+                                f"Black Hole, {hole.side.value} side -> {hole.base_points}", (hole.id,))]
+        hole_lines += biome_lines(hole_claims, None, gaps, table.hole_biomes)
         lines[BLACK_HOLE] = hole_lines
         solo_rule = TieBreak(
             "solo: the Black Hole wins a tie (the planet needs strictly more points)",

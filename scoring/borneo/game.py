@@ -392,7 +392,8 @@ class BorneoGame(BaseGame):
                 else:
                     pts, verdict = 0, "not completed"
                 lines[pid].append(
-                    ScoreLine("global_bonus", pts, f"{bonus.name} ({bonus.id}): {detail}; {verdict} -> {pts}")
+                    ScoreLine("global_bonus", pts, f"{bonus.name} ({bonus.id}): {detail}; {verdict} -> {pts}",
+                              (bonus.id,))
                 )
         apexes = {pid: self._count_apex(state, pid) for pid in pids}
         tiles_left = {
@@ -431,12 +432,13 @@ class BorneoGame(BaseGame):
                     ScoreLine(
                         "animals", animal.points,
                         f"{animal.name} ({animal.id}, {animal.tier.value}{stacked}): {animal.points}",
+                        (animal.id, p.on) if p.on else (animal.id,),
                     )
                 )
                 animal_lines += 1
             else:
                 plant = cat.plant_cards[p.component]
-                out.append(ScoreLine("plants", plant.points, f"{plant.name} ({plant.id}): {plant.points}"))
+                out.append(ScoreLine("plants", plant.points, f"{plant.name} ({plant.id}): {plant.points}", (plant.id,)))
                 plant_lines += 1
         if not animal_lines:
             out.append(ScoreLine("animals", 0, "no animal cards earned"))

@@ -9,6 +9,7 @@ from ..game import BaseGame
 from ..model import (
     BoardState,
     Component,
+    ComponentId,
     GameInfo,
     Option,
     Placement,
@@ -370,7 +371,7 @@ class HabitatsGame(BaseGame):
         for year_no, year in enumerate(YEARS, start=1):
             results = self._year(state, year_no, year, notes)
             for pid, r in results.items():
-                lines[pid].append(ScoreLine(f"year{year_no}_goal", r.points, r.evidence))
+                lines[pid].append(ScoreLine(f"year{year_no}_goal", r.points, r.evidence, (ComponentId(r.goal),)))
         rules = self._rules(state)
         for p in state.players:
             park = self.park_of(state, p.id)
@@ -378,14 +379,16 @@ class HabitatsGame(BaseGame):
                 notes.append(f"{p.id}: no park on the table (no entrance tile)")
             else:
                 reach = distances(park.entries, [park.entrance], park.unknown)
-                loose = [e.label() for e in park.tiles() if e.cell not in reach]
+                loose = [e.place() for e in park.tiles() if e.cell not in reach]
                 if loose:
                     notes.append(
                         f"{p.id}: not connected to the entrance: {', '.join(loose)}"
                         " (goal distances ignore them)"
                     )
             for ts in ParkScorer(park, rules).tile_scores():
-                lines[p.id].append(ScoreLine(ts.rule, ts.points, ts.evidence))
+                lines[p.id].append(
+                    ScoreLine(ts.rule, ts.points, ts.evidence, tuple(map(ComponentId, (ts.component, *ts.seen))))
+                )
         if state.unknown:
             where = ", ".join(
                 f"{u.area} {fmt(u.cell) if isinstance(u.cell, tuple) else u.cell or ''}".strip()

@@ -66,8 +66,14 @@ class ParkEntry:
         return self.tile.roads_at(self.rotation)
 
     def label(self) -> str:
+        """Name, printed id and cell, for evidence texts (``grey parrot T025 at (2,-3)``)."""
         name = "entrance" if self.tile is None else self.tile.label()
         return f"{name} {self.component} at {fmt(self.cell)}"
+
+    def place(self) -> str:
+        """Name and cell, for notes read out by name (``grey parrot at (2,-3)``)."""
+        name = "entrance" if self.tile is None else self.tile.label()
+        return f"{name} at {fmt(self.cell)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,8 @@ class TileScore:
     rule: str
     points: int
     evidence: str
+    seen: tuple[str, ...] = ()
+    """The tiles it scored by (what a watchtower sees that earns points)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +131,7 @@ class ParkScorer:
                     RULE_BY_KIND[entry.tile.kind],
                     points,
                     f"{entry.label()}: {why} -> {points}",
+                    self._scored_by(entry, entry.tile),
                 )
             )
         return tuple(out)
@@ -158,7 +161,8 @@ class ParkScorer:
             return 0, f"{name} {fmt(seen.cell)} 0 (habitat not met)"
         return 0, ""
 
-    def _watchtower(self, entry: ParkEntry, view: View) -> tuple[int, str]:
+    def _seen(self, entry: ParkEntry, view: View) -> list[ParkEntry]:
+        """The tiles in a watchtower's view, row by row."""
         seen: list[ParkEntry] = []
         if view in (View.ORTHOGONAL, View.DIAGONAL):
             steps = ORTHOGONAL_STEPS if view is View.ORTHOGONAL else DIAGONAL_STEPS
@@ -170,9 +174,19 @@ class ParkScorer:
                 e = self.park.at(shift(entry.cell, step))
                 if e is not None:
                     seen.append(e)
+        return sorted(seen, key=lambda e: (e.cell[1], e.cell[0]))
+
+    def _scored_by(self, entry: ParkEntry, tile: ParkTile) -> tuple[str, ...]:
+        """The tiles a tile's points come from besides itself: what a watchtower sees that pays."""
+        if tile.kind is not TileKind.WATCHTOWER or tile.view is None:
+            return ()
+        view = tile.view
+        return tuple(e.component for e in self._seen(entry, view) if self._value_in_sight(e, view)[0])
+
+    def _watchtower(self, entry: ParkEntry, view: View) -> tuple[int, str]:
         total = 0
         parts: list[str] = []
-        for e in sorted(seen, key=lambda e: (e.cell[1], e.cell[0])):
+        for e in self._seen(entry, view):
             vp, text = self._value_in_sight(e, view)
             total += vp
             if text:
@@ -210,6 +224,8 @@ class GoalResult:
     player: str
     points: int
     evidence: str
+    goal: str
+    """The goal tile's id."""
 
 
 def rank_goal(
@@ -245,6 +261,7 @@ def rank_goal(
                 value,
                 f"year {year} goal {goal.name}: {texts[p]}; {place} -> {value}"
                 f" (table {'/'.join(map(str, table))})",
+                goal.id,
             )
         i = j + 1
     return out

@@ -10,6 +10,7 @@ from ..game import BaseGame
 from ..model import (
     BoardState,
     Component,
+    ComponentId,
     GameInfo,
     Option,
     Placement,
@@ -235,18 +236,20 @@ class PhyloGame(BaseGame):
                         "species",
                         s.points,
                         f"{s.common_name} at {fmt(cell)}: {s.points} {unit} ({support.reason})",
+                        tuple(ComponentId(c) for c in (card.id, support.via) if c),
                     )
                 )
             else:
                 unviable += 1
-                changed = table.changed_by.get(card.id)
-                extra = f"; changed by {', '.join(changed)}" if changed else ""
+                changed = table.changed_by.get(card.id, ())
+                extra = f"; changed by {', '.join(e.event.name for e in changed)}" if changed else ""
                 lines[card.owner].append(
                     ScoreLine(
                         "discarded",
                         0,
                         f"{s.common_name} at {fmt(cell)}: no food chain ({support.reason}{extra})"
                         f" -> discarded, 0 of {s.points}",
+                        tuple(ComponentId(c) for c in (card.id, *(e.id for e in changed))),
                     )
                 )
         for pid, ls in lines.items():

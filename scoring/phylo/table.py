@@ -97,6 +97,9 @@ class Support:
     reason: str
     """Player-readable: what it eats and where, or what is missing."""
     need: Need | None = None
+    via: str | None = None
+    """The card a viable species is linked by (its food, the HOME card or the FOODCHAIN#1 card
+    it shares an environment with)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,8 @@ class Table:
     by_id: Mapping[str, TableCard]
     events: tuple[TableEvent, ...]
     support: Mapping[str, Support]
-    changed_by: Mapping[str, tuple[str, ...]]
+    changed_by: Mapping[str, tuple[TableEvent, ...]]
+    """Species id -> the persistent events that changed its environment."""
     """Names of the persistent events that change each card's climates or terrains."""
 
     def neighbour_cards(self, cell: GridCell) -> tuple[TableCard, ...]:
@@ -212,7 +216,7 @@ def build_table(state: BoardState, catalog: Catalog) -> Table:
             TableEvent(p.component, ev, target.id, target.cell, owner_of(state, p.rotation), p.rotation % 4)
         )
     cards = dict(raw)
-    changed: dict[str, list[str]] = {}
+    changed: dict[str, list[TableEvent]] = {}
     for te in events:
         if te.event.duration is not Duration.PERSISTENT:
             continue
@@ -225,7 +229,7 @@ def build_table(state: BoardState, catalog: Catalog) -> Table:
             elif te.event.effect is Effect.TERRAIN_BECOMES and te.event.terrain is not None:
                 card = _replace_env(card, card.climates, frozenset({te.event.terrain}))
             cards[cell] = card
-            changed.setdefault(card.id, []).append(te.event.name)
+            changed.setdefault(card.id, []).append(te)
     by_id = {c.id: c for c in cards.values()}
     changed_by = {k: tuple(v) for k, v in changed.items()}
     return Table(cards, by_id, tuple(events), _viability(cards), changed_by)
@@ -254,18 +258,18 @@ def _prey_edges(card: TableCard, cards: Mapping[GridCell, TableCard]) -> list[Ta
 def _viability(cards: Mapping[GridCell, TableCard]) -> dict[str, Support]:
     """Least fixed point: FOODCHAIN#1 anchors, then anything eating a viable neighbour."""
     species = [c for c in cards.values() if c.species is not None]
-    viable: dict[str, str] = {}
+    viable: dict[str, tuple[str, str]] = {}
     for c in species:
         if c.species is None or c.species.foodchain != 1:
             continue
         near = [cards[n] for n in neighbours(c.cell) if n in cards]
         home = next((n for n in near if n.kind is CardKind.HOME), None)
         if home is not None:
-            viable[c.id] = f"FOODCHAIN#1 next to HOME at {fmt(home.cell)}"
+            viable[c.id] = (f"FOODCHAIN#1 next to a HOME card at {fmt(home.cell)}", home.id)
             continue
         mate = next((n for n in near if n.species is not None and env_compatible(c, n)), None)
         if mate is not None:
-            viable[c.id] = f"FOODCHAIN#1 sharing climate and terrain with {mate.name} at {fmt(mate.cell)}"
+            viable[c.id] = (f"FOODCHAIN#1 sharing climate and terrain with {mate.name} at {fmt(mate.cell)}", mate.id)
     edges = {c.id: _prey_edges(c, cards) for c in species if c.species and c.species.foodchain > 1}
     changed = True
     while changed:
@@ -275,12 +279,13 @@ def _viability(cards: Mapping[GridCell, TableCard]) -> dict[str, Support]:
                 continue
             food = next((p for p in prey if p.id in viable), None)
             if food is not None:
-                viable[cid] = f"eats {food.name} at {fmt(food.cell)}"
+                viable[cid] = (f"eats {food.name} at {fmt(food.cell)}", food.id)
                 changed = True
     out: dict[str, Support] = {}
     for c in species:
         if c.id in viable:
-            out[c.id] = Support(True, viable[c.id])
+            reason, via = viable[c.id]
+            out[c.id] = Support(True, reason, via=via)
         else:
             need, why = diagnose(c, cards)
             out[c.id] = Support(False, why, need)

@@ -128,7 +128,7 @@ class RainforestGame(BaseGame):
         return Component(
             ComponentId(t.id),
             "tile",
-            f"Jungle tile {t.id.removeprefix('TILE-')}",
+            score.tile_name(t.id),
             t.tag,
             c.sizes.tile_mm,
             Shape.RECT,

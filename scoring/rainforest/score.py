@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from ..model import BoardState, ScoreLine, ScoreSheet, build_sheet
+from ..model import BoardState, ComponentId, ScoreLine, ScoreSheet, build_sheet
 from ..state import cell_to_json
 from .catalog import Catalog, Species
 from .jungle import PlayerTable, player_table
@@ -19,27 +19,40 @@ class ScoreRule(enum.Enum):
     DIVERSITY = "diversity"
 
 
-def totem_count(table: PlayerTable, catalog: Catalog, tile_id: str, totem: Species) -> int:
+def tile_name(tile_id: str) -> str:
+    """A jungle tile as its face names it (``TILE-B10`` is Jungle tile B10)."""
+    return f"Jungle tile {tile_id.removeprefix('TILE-')}"
+
+
+def totem_tokens(table: PlayerTable, catalog: Catalog, tile_id: str, totem: Species) -> list[ComponentId]:
     """Tokens of the player's totem species on one tile."""
-    return sum(1 for t in table.tokens_on.get(tile_id, {}).values() if catalog.tokens[t].species is totem)
+    return [ComponentId(t) for t in table.tokens_on.get(tile_id, {}).values() if catalog.tokens[t].species is totem]
+
+
+def totem_count(table: PlayerTable, catalog: Catalog, tile_id: str, totem: Species) -> int:
+    return len(totem_tokens(table, catalog, tile_id, totem))
 
 
 def tiles_line(table: PlayerTable, catalog: Catalog) -> ScoreLine:
     """Each locked tile earns its printed points; clearing tiles score nothing."""
-    parts = [f"J{p} {t} {catalog.tiles[t].points}" for p, t in sorted(table.jungle.items())]
+    locked = sorted(table.jungle.items())
+    parts = [f"J{p} {t} {catalog.tiles[t].points}" for p, t in locked]
     total = sum(catalog.tiles[t].points for t in table.jungle.values())
-    evidence = f"{' + '.join(parts)} = {total}" if parts else "no tile locked in the jungle"
-    return ScoreLine(ScoreRule.TILES.value, total, evidence)
+    if not parts:
+        return ScoreLine(ScoreRule.TILES.value, 0, "no Jungle tile locked in")
+    return ScoreLine(ScoreRule.TILES.value, total, f"Jungle tiles locked in: {' + '.join(parts)} = {total}",
+                     tuple(ComponentId(t) for _, t in locked), collective=True)
 
 
 def totem_line(table: PlayerTable, catalog: Catalog, totem: Species) -> ScoreLine:
     """Each token of the totem species on a locked tile earns 1 more point for that tile."""
-    counts = [(p, totem_count(table, catalog, t, totem)) for p, t in sorted(table.jungle.items())]
-    parts = [f"J{p} {n}" for p, n in counts if n]
-    total = sum(n for _, n in counts)
+    tokens = [(p, totem_tokens(table, catalog, t, totem)) for p, t in sorted(table.jungle.items())]
+    parts = [f"J{p} {len(ts)}" for p, ts in tokens if ts]
+    total = sum(len(ts) for _, ts in tokens)
     if not parts:
-        return ScoreLine(ScoreRule.TOTEM.value, 0, f"{totem.value} totem: no {totem.value} on a locked tile")
-    return ScoreLine(ScoreRule.TOTEM.value, total, f"{totem.value} totem: {' + '.join(parts)} = {total}")
+        return ScoreLine(ScoreRule.TOTEM.value, 0, f"{totem.value} totem: no {totem.value} on a locked-in tile")
+    return ScoreLine(ScoreRule.TOTEM.value, total, f"{totem.value} totem: {' + '.join(parts)} = {total}",
+                     tuple(t for _, ts in tokens for t in ts), collective=True)
 
 
 def protected_area_lines(table: PlayerTable, catalog: Catalog, totem: Species) -> list[ScoreLine]:
@@ -54,7 +67,8 @@ def protected_area_lines(table: PlayerTable, catalog: Catalog, totem: Species) -
                     ScoreLine(
                         ScoreRule.PROTECTED_AREA.value,
                         0,
-                        f"{pa_id} lies on {tile_id} in the clearing: clearing tiles score nothing -> 0",
+                        f"{pa_id} on {tile_id} in the clearing: tiles still in the clearing do not score -> 0",
+                        (ComponentId(pa_id), ComponentId(tile_id)),
                     )
                 )
                 continue
@@ -68,6 +82,7 @@ def protected_area_lines(table: PlayerTable, catalog: Catalog, totem: Species) -
                     gain,
                     f"{pa_id} (x{pa.multiplier}) on J{position} {tile_id}: ({points} points + {animals}"
                     f" {totem.value}) x {pa.multiplier} = {base * pa.multiplier} -> +{gain}",
+                    (ComponentId(pa_id), ComponentId(tile_id)),
                 )
             )
     if not lines:
@@ -84,7 +99,9 @@ def diversity_lines(table: PlayerTable, catalog: Catalog, *, counts_unfilled: bo
         for d in tokens:
             if position is None:
                 lines.append(
-                    ScoreLine(ScoreRule.DIVERSITY.value, 0, f"{d} lies on {tile_id} in the clearing -> 0")
+                    ScoreLine(ScoreRule.DIVERSITY.value, 0,
+                              f"{d} on {tile_id} in the clearing: tiles still in the clearing do not score -> 0",
+                              (ComponentId(d), ComponentId(tile_id)))
                 )
                 continue
             if counts_unfilled:
@@ -100,6 +117,8 @@ def diversity_lines(table: PlayerTable, catalog: Catalog, *, counts_unfilled: bo
                     per_tile * len(later),
                     f"{d} on J{position} {tile_id}: {len(later)} {how} ({names}) x {per_tile}"
                     f" = {per_tile * len(later)}",
+                    (ComponentId(d), ComponentId(tile_id), *(ComponentId(table.jungle[p]) for p in later
+                                                             if p in table.jungle)),
                 )
             )
     if not lines:
@@ -132,7 +151,7 @@ def score_sheet(state: BoardState, catalog: Catalog, game_id: str) -> ScoreSheet
         if table.clearing:
             notes.append(
                 f"{player.id}: {len(table.clearing)} tile(s) in the clearing score nothing"
-                f" ({', '.join(table.clearing)})"
+                f" ({', '.join(map(tile_name, table.clearing))})"
             )
     if state.unknown:
         places = ", ".join(

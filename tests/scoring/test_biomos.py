@@ -351,7 +351,7 @@ def test_evidence_texts() -> None:
     sheet = GAME.score_sheet(GAME.load_state(GAME.example_state()))
     red = {line.evidence for line in sheet.score_of("red").lines}
     assert "Stone Forest (basic biome F M M F): pattern at P1-P4 -> 7" in red
-    assert "Moon is forest; forest on the planet: P1, P4, P6 -> 3 x 3 = 9" in red
+    assert "forest Moon: forest tokens on the planet, P1, P4, P6 -> 3 x 3 = 9" in red
     blue = [line.evidence for line in sheet.score_of("blue").lines]
     assert any("kept face down" in e for e in blue)
     assert sheet.notes == ("face-down biome cards are scored from the cards recorded in the state",)
@@ -371,7 +371,7 @@ def test_advanced_sheet_lines_in_order() -> None:
     rules = [line.rule for line in sheet.score_of("red").lines]
     assert rules == ["biomes", "moon", "forest_bonus", "planet_bonus"]
     texts = [line.evidence for line in sheet.score_of("red").lines]
-    assert texts[3] == "forest planet; forest tokens: P1, P4, P8, P12 -> 4"
+    assert texts[3] == "Planet bonus, forest planet: forest tokens, P1, P4, P8, P12 -> 4"
 
 
 def test_options_are_typed() -> None:

@@ -282,7 +282,7 @@ def test_unknown_cell_counts_as_occupied_for_adjacency() -> None:
 def test_loose_tiles_get_a_note() -> None:
     after = GAME.load_state(case("park_not_adjacent")["after"])
     notes = GAME.score_sheet(after).notes
-    assert any("not connected to the entrance: bonobo T020 at (3,-2)" in n for n in notes)
+    assert any("not connected to the entrance: bonobo at (3,-2)" in n for n in notes)
 
 
 def test_missing_year_results_are_noted_not_guessed() -> None:
