@@ -353,20 +353,22 @@ class BorneoGame(BaseGame):
         if cond.kind is BonusKind.TIER_COUNT:
             have = sum(1 for a in animals if a.tier is cond.tier)
             tier = cond.tier.value if cond.tier else "?"
-            return have >= cond.at_least, f"{have} {tier} cards, needs {cond.at_least}"
+            return have >= cond.at_least, f"{have} {tier} card{'' if have == 1 else 's'}, needs {cond.at_least}"
         if cond.kind is BonusKind.DISTINCT_SPECIES:
             have = len({a.species.id for a in animals if a.tier is cond.tier})
             tier = cond.tier.value if cond.tier else "?"
             return have >= cond.at_least, f"{have} different {tier} species, needs {cond.at_least}"
         if cond.kind is BonusKind.PLANT_CARDS:
-            return len(plants) >= cond.at_least, f"{len(plants)} plant cards, needs {cond.at_least}"
+            return len(plants) >= cond.at_least, (
+                f"{len(plants)} plant card{'' if len(plants) == 1 else 's'}, needs {cond.at_least}"
+            )
         if cond.kind is BonusKind.GROUP_SPECIES:
             have = len({a.species.id for a in animals if a.species.group == cond.group})
             return have >= cond.at_least, f"{have} different {cond.group} species, needs {cond.at_least}"
         if cond.kind is BonusKind.CHAINS:
             have = sum(1 for n in lengths if n >= cond.min_length)
             return have >= cond.at_least, (
-                f"{have} food chains of {cond.min_length}+ cards, needs {cond.at_least}"
+                f"{have} food chain{'' if have == 1 else 's'} of {cond.min_length}+ cards, needs {cond.at_least}"
             )
         tiers = {a.tier for a in animals}
         missing = [t.value for t in Tier if t not in tiers] + ([] if plants else ["plant"])

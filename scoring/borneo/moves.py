@@ -54,7 +54,7 @@ class _Move:
         for t in moved:
             if not blight:
                 p = before_tiles[t]
-                self.add(Rule.TILE_REMOVED, f"tile {t} left {p.area} {p.cell} without a Blight card being played",
+                self.add(Rule.TILE_REMOVED, f"{t} left {p.area} {p.cell} without a Blight card being played",
                          cells=[p.cell], area=p.area, components=[t])
         new_tiles = [t for t in after_tiles if t not in before_tiles or t in moved]
         new_cards = self._new_cards()
@@ -139,7 +139,7 @@ class _Move:
             if owner is not None and (owner == active or opportunist):
                 continue
             self.add(Rule.TILE_NOT_IN_HAND,
-                     f"tile {t} came from {was.area}, not from the hand of {active or 'the active player'}",
+                     f"{t} came from {was.area}, not from the hand of {active or 'the active player'}",
                      components=[t])
         for card, owner in new_cards.items():
             was = self.was.get(card)
@@ -155,7 +155,7 @@ class _Move:
         if raw is None:
             if not new_cards:
                 for t in new_tiles:
-                    self.add(Rule.TILE_WITHOUT_CARD, f"tile {t} was laid without earning a card", components=[t])
+                    self.add(Rule.TILE_WITHOUT_CARD, f"{t} was laid without earning a card", components=[t])
                 return []
             if len(new_cards) == 1:
                 return [Claim(next(iter(new_cards)), tuple(new_tiles))]
@@ -184,7 +184,7 @@ class _Move:
                 seen_tiles.add(t)
         for t in new_tiles:
             if t not in seen_tiles:
-                self.add(Rule.TILE_WITHOUT_CARD, f"tile {t} was laid without earning a card", components=[t])
+                self.add(Rule.TILE_WITHOUT_CARD, f"{t} was laid without earning a card", components=[t])
         return claims if ok else None
 
     # -- per tile and per card ---------------------------------------------------------
@@ -196,12 +196,12 @@ class _Move:
         if placed.layer not in tile.layers:
             allowed = " or ".join(layer.value for layer in Layer if layer in tile.layers)
             self.add(Rule.WRONG_LAYER,
-                     f"tile {tile.id} grows on the {allowed} layer, not the {placed.layer.value} ({p.area})",
+                     f"{tile.id} grows on the {allowed} layer, not the {placed.layer.value} ({p.area})",
                      cells=[p.cell], area=p.area, components=[tile.id])
         for c in jungle.conflicts(placed.position):
             other = jungle.tiles[c.b]
             self.add(Rule.CONFLICT,
-                     f"tile {tile.id} shows {c.plant_a} against {c.plant_b} of {other.tile.id}"
+                     f"{tile.id} shows {c.plant_a} against {c.plant_b} of {other.tile.id}"
                      f" at {c.b[0]} {c.b[1]}: facing plants must match or one side be open",
                      cells=[p.cell, c.b[1]], area=p.area, components=[tile.id, other.tile.id])
 

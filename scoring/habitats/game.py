@@ -413,7 +413,7 @@ class HabitatsGame(BaseGame):
         recorded = state.extras.get(GOAL_RESULTS, {}).get(year)
         if recorded is not None:
             keys = {pid: goal_key(goal.goal, v, f"extras.{GOAL_RESULTS}.{year}.{pid}") for pid, v in recorded.items()}
-            texts = {pid: key_text(goal.goal, k) + " (recorded)" for pid, k in keys.items()}
+            texts = {pid: key_text(goal.goal, k) + ", as recorded" for pid, k in keys.items()}
         elif year_no == 3:
             parkless = [p.id for p in state.players if self.park_of(state, p.id).entrance is None]
             if parkless:

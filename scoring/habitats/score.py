@@ -111,7 +111,7 @@ class ParkScorer:
                     chain.add(n)
                     todo.append(n)
         need = tile.flowers
-        return len(chain) >= need, f"needs {need} flower(s) adjacent or chained, has {len(chain)}"
+        return len(chain) >= need, f"needs {_count(need, 'flower')} adjacent or chained, has {len(chain)}"
 
     def _is_flower(self, cell: tuple[int, int]) -> bool:
         e = self.park.at(cell)
@@ -139,7 +139,7 @@ class ParkScorer:
     def _score(self, entry: ParkEntry, tile: ParkTile) -> tuple[int, str]:
         if tile.kind is TileKind.ANIMAL:
             ok, why = self.animal(entry)
-            return (tile.points if ok else 0), f"{why}, worth {tile.points}" + ("" if ok else ", habitat not met")
+            return (tile.points if ok else 0), f"habitat {'met' if ok else 'not met'}: {why}; worth {tile.points}"
         if tile.kind is TileKind.FLOWER:
             return 1, "a flower always scores 1"
         if tile.kind is TileKind.WATCHTOWER and tile.view is not None:
@@ -197,10 +197,10 @@ class ParkScorer:
     def _tourist(self, entry: ParkEntry, tile: ParkTile, land: Landscape) -> tuple[int, str]:
         own = self.area_of[entry.cell]
         if tile.tourist is Tourist.BIG:
-            return own.size - 1, f"own {land.value} area has {own.size} tiles, not counting itself"
+            return own.size - 1, f"own {land.value} area has {_count(own.size, 'tile')}, not counting itself"
         same = sorted((a.size for a in self.areas if a.landscape is land), reverse=True)
         return len(same) - 1, (
-            f"{len(same)} {land.value} areas (sizes {', '.join(map(str, same))}),"
+            f"{_count(len(same), land.value + ' area')} (sizes {', '.join(map(str, same))}),"
             " not counting its own"
         )
 
@@ -255,16 +255,21 @@ def rank_goal(
                 others = ", ".join(q for q in tied if q != p)
                 place = f"tied {_ordinal(i + 1)}-{_ordinal(j + 1)} with {others}, scores as {_ordinal(j + 1)}"
             else:
-                place = _ordinal(i + 1)
+                place = f"{_ordinal(i + 1)} place"
             out[p] = GoalResult(
                 p,
                 value,
-                f"year {year} goal {goal.name}: {texts[p]}; {place} -> {value}"
-                f" (table {'/'.join(map(str, table))})",
+                f"year {year} goal {goal.name}: {texts[p]}; {place};"
+                f" points by place {'/'.join(map(str, table))} -> {value}",
                 goal.id,
             )
         i = j + 1
     return out
+
+
+def _count(n: int, word: str) -> str:
+    """``1 tile``, ``3 tiles``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _ordinal(n: int) -> str:

@@ -247,8 +247,8 @@ class PhyloGame(BaseGame):
                     ScoreLine(
                         "discarded",
                         0,
-                        f"{s.common_name} at {fmt(cell)}: no food chain ({support.reason}{extra})"
-                        f" -> discarded, 0 of {s.points}",
+                        f"{s.common_name} at {fmt(cell)}: worth {s.points}, discarded with no food chain:"
+                        f" {support.reason}{extra} -> 0",
                         tuple(ComponentId(c) for c in (card.id, *(e.id for e in changed))),
                     )
                 )

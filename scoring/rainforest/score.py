@@ -106,10 +106,10 @@ def diversity_lines(table: PlayerTable, catalog: Catalog, *, counts_unfilled: bo
                 continue
             if counts_unfilled:
                 later = list(range(position + 1, 10))
-                how = "position(s) after it, filled or not"
+                how = ("position" if len(later) == 1 else "positions") + " after it, filled or not"
             else:
                 later = sorted(p for p in table.jungle if p > position)
-                how = "tile(s) placed after it"
+                how = ("tile" if len(later) == 1 else "tiles") + " placed after it"
             names = ", ".join(f"J{p}" for p in later) or "none"
             lines.append(
                 ScoreLine(

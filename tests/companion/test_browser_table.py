@@ -216,6 +216,9 @@ def test_first_game_on_the_sample(server: str, browser: Any, gid: str, viewport:
     _no_codes(detail, gid)
     lit = page.evaluate("() => document.querySelector('#cell-detail').textContent.match(/(\\d+) pieces? outlined/)")
     assert lit, page.text_content("#cell-detail")
+    counted = {c for ps in sheet["players"] if ps["player"] == player
+               for line in ps["lines"] if line["rule"] == rule for c in line["components"]}
+    assert counted and int(lit[1]) == len(counted), (lit, counted)  # outlined: the sheet's own components
     assert page.eval_on_selector("#evidence-all", "d => d.tagName") == "DETAILS"  # every line, one click away
     assert _fits(page)
     shoot(page, f"{gid}-{viewport}-score")

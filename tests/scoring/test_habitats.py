@@ -206,8 +206,8 @@ def test_h1_evidence_explains_each_tile() -> None:
     state = GAME.load_state(case("H1_park_score")["state"])
     ev = {ts.component: ts.evidence for ts in GAME.tile_scores(state, "yellow")}
     assert ev["T053"] == (
-        "hippo T053 at (0,1): needs grassland 1, dryland 1, water 2 in adjacent areas,"
-        " has grassland 1, dryland 3, water 1, worth 5, habitat not met -> 0"
+        "hippo T053 at (0,1): habitat not met: needs grassland 1, dryland 1, water 2 in adjacent areas,"
+        " has grassland 1, dryland 3, water 1; worth 5 -> 0"
     )
     assert "sees forest flower (0,-1) 1, meerkat (1,0) 2, bushpig (1,2) 2 -> 5" in ev["T107"]
     assert "3 grassland areas (sizes 2, 2, 1)" in ev["T086"]
@@ -256,7 +256,8 @@ def test_goal_evidence_names_the_tie() -> None:
     sheet = GAME.score_sheet(GAME.load_state(case("H2_goal_tie")["state"]))
     (line,) = sheet.score_of("red").lines
     assert line.evidence == (
-        "year 1 goal Many areas: 7 areas (recorded); tied 1st-2nd with blue, scores as 2nd -> 2 (table 3/2/1/0)"
+        "year 1 goal Many areas: 7 areas, as recorded; tied 1st-2nd with blue, scores as 2nd;"
+        " points by place 3/2/1/0 -> 2"
     )
     assert sheet.tie_break == "shared victory: still tied after every tie-break"
 

@@ -337,8 +337,8 @@ def test_discarded_line_names_the_event_that_changed_the_card() -> None:
     lines = GAME.score_sheet(example).score_of("b").lines
     (orca,) = [line for line in lines if line.rule == "discarded"]
     assert orca.evidence == (
-        "Killer Whale at (3,-1): no food chain (no neighbour shares a climate and a terrain with it;"
-        " changed by Climate Change) -> discarded, 0 of 10"
+        "Killer Whale at (3,-1): worth 10, discarded with no food chain: no neighbour shares a climate"
+        " and a terrain with it; changed by Climate Change -> 0"
     )
 
 

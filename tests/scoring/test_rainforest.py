@@ -173,7 +173,7 @@ def test_rf1_evidence_explains_every_point() -> None:
     assert lines["protected_area"].evidence == (
         "PA-GREEN-3 (x2) on J1 TILE-G06: (3 points + 1 frog) x 2 = 8 -> +4"
     )
-    assert lines["diversity"].evidence == "DIV-1 on J7 TILE-P06: 2 tile(s) placed after it (J8, J9) x 2 = 4"
+    assert lines["diversity"].evidence == "DIV-1 on J7 TILE-P06: 2 tiles placed after it (J8, J9) x 2 = 4"
     assert lines["tiles"].evidence.endswith("J9 TILE-B04 2 = 23")
     assert sheet.notes == ()
 
