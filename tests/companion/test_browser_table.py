@@ -214,7 +214,7 @@ def test_first_game_on_the_sample(server: str, browser: Any, gid: str, viewport:
     detail = page.text_content("#cell-detail ul.items")
     assert detail.strip()
     _no_codes(detail, gid)
-    lit = page.evaluate("() => document.querySelector('#cell-detail').textContent.match(/(\\d+) pieces? outlined/)")
+    lit = page.evaluate("() => document.querySelector('#cell-detail > p.muted:last-of-type').textContent.match(/^(\\d+) pieces? outlined/)")
     assert lit, page.text_content("#cell-detail")
     counted = {c for ps in sheet["players"] if ps["player"] == player
                for line in ps["lines"] if line["rule"] == rule for c in line["components"]}
