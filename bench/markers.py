@@ -2,7 +2,7 @@
 AprilTag 3's own families (round tags, a free centre) read as well as today's 36h11?
 
 Usage: ``taskset -c 1 python bench/markers.py [--seeds N] [--conditions typical,hard,...]
-[--sizes 32.5,26.9,20,16.2] [--families 36h11,41h12,49h12,48h12]``.
+[--sizes 32.5,26.9,20,16.2] [--families 36h11,36h11-at3,41h12,49h12,48h12] [--at3-sharpen A]``.
 
 Each scene is a grid of 48 plain white 50 mm faces on the table, one tag centred on each,
 photographed by the scanner's scene renderer (``tests/rendering``) at 1080p under one
@@ -410,6 +410,9 @@ def report(tally: Tally, conditions: tuple[str, ...], families: tuple[str, ...],
         strays = sum(v for (_, f), v in tally.strays.items() if f == family)
         ms = tally.ms.get(family, [])
         timing = f"{statistics.median(ms):.0f} / {np.percentile(ms, 90):.0f} ms" if ms else "-"
+        base = tally.ms.get("36h11", [])
+        if family != "36h11" and base and len(base) == len(ms):  # each frame against itself: load cancels
+            timing += f", {statistics.median(m / b for m, b in zip(ms, base)):.2f}x the scanner's 36h11 reader"
         lines.append(f"- {FAMILIES[family].label}: decodes outside every face {strays}, other families' faces "
                      f"read as this family {cross}; time per 1080p frame p50 / p90 {timing}")
     return "\n".join(lines)
