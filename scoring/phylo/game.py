@@ -262,8 +262,9 @@ class PhyloGame(BaseGame):
             )
         if unviable:
             notes.append(
-                f"{unviable} species card(s) have no viable food chain: they score 0, as they are discarded"
-                " once the last reaction turn ends"
+                ("1 species card has no viable food chain: it scores 0, as it is discarded" if unviable == 1 else
+                 f"{unviable} species cards have no viable food chain: they score 0, as they are discarded")
+                + " once the last reaction turn ends"
             )
         if "end" in state.extras and not game_over(state, table):
             notes.append("the game is not over yet: this is the current standing")

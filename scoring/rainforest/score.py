@@ -150,7 +150,8 @@ def score_sheet(state: BoardState, catalog: Catalog, game_id: str) -> ScoreSheet
         lines[player.id] = player_lines(table, catalog, totem, counts_unfilled=counts_unfilled)
         if table.clearing:
             notes.append(
-                f"{player.id}: {len(table.clearing)} tile(s) in the clearing score nothing"
+                f"{player.id}: {len(table.clearing)} {'tile' if len(table.clearing) == 1 else 'tiles'}"
+                f" in the clearing {'scores' if len(table.clearing) == 1 else 'score'} nothing"
                 f" ({', '.join(map(tile_name, table.clearing))})"
             )
     if state.unknown:

@@ -186,7 +186,7 @@ def test_unreadable_places_make_a_note() -> None:
 
 def test_clearing_tiles_are_noted_not_scored() -> None:
     sheet = GAME.score_sheet(GAME.load_state(_case("score_clearing_scores_nothing")["state"]))
-    assert sheet.notes == ("ana: 2 tile(s) in the clearing score nothing (Jungle tile P11, Jungle tile B01)",)
+    assert sheet.notes == ("ana: 2 tiles in the clearing score nothing (Jungle tile P11, Jungle tile B01)",)
     pa = [line for line in sheet.score_of("ana").lines if line.rule == "protected_area"]
     assert pa[0].points == 0 and "clearing" in pa[0].evidence
 
