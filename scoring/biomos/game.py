@@ -16,6 +16,7 @@ from ..model import (
     Violation,
 )
 from .catalog import Catalog, components, load_catalog
+from ..words import Words
 from .moves import turn_violations
 from .score import TieBreakKey, score_sheet
 from .table import Table, place_problem, read_table
@@ -63,7 +64,8 @@ class Biomos(BaseGame):
         return read_table(self.catalog, state)
 
     def violations(self, before: BoardState, after: BoardState) -> tuple[Violation, ...]:
-        return turn_violations(self.catalog, self.table(before), self.table(after), after.options)
+        words = Words.of(self.id, before, after)
+        return turn_violations(self.catalog, self.table(before), self.table(after), after.options, words)
 
     def score_sheet(self, state: BoardState) -> ScoreSheet:
         return score_sheet(self.catalog, self.table(state), state.options, len(state.unknown))

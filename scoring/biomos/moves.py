@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Cell, ComponentId, PlayerId, Violation
-from .catalog import BiomeCard, BiomeKind, Catalog, Side, Terrain, TerrainToken
+from ..words import Words, join_and, plural
+from .catalog import BiomeCard, BiomeKind, Catalog, PatternSymbol, Side, Terrain, TerrainToken
 from .planet import CAPACITY, LARGER_SPACE, MOON, PLANET_SPACES, RECESSES, Planet, find_pattern, neighbours
 from .table import Table
 
@@ -65,6 +66,30 @@ def _v(rule: Rule, message: str, area: str | None = None, cells: Sequence[Cell] 
     return Violation(rule.value, message, tuple(cells), area, tuple(ComponentId(c) for c in components))
 
 
+#: Names only: which player is which comes from the table's own Words (``turn_violations``).
+_NAMES = Words("biomos", {})
+
+
+def _name(component: str) -> str:
+    """A token, card or board by its printed name: ``the Ocean token``, ``Seabed``."""
+    name = _NAMES.name(component)
+    return f"the {name}" if _NAMES.is_shared(component) else name
+
+
+def _space(space: str) -> str:
+    """A planet space as the board shows it: ``space 3``, ``recess 1``, ``the Moon``."""
+    if space == MOON:
+        return "the Moon"
+    if space in RECESSES:
+        return f"recess {space[1:]}"
+    return f"space {space[1:]}"
+
+
+def _pattern(pattern: Sequence[PatternSymbol]) -> str:
+    """A card's pattern in words: ``forest, any token, forest``."""
+    return ", ".join("any token" if s is None else s.value for s in pattern)
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """The rule options a turn check depends on."""
@@ -95,7 +120,7 @@ def turns_taken(table: Table) -> dict[PlayerId, int]:
     return {pid: len(table.planets[pid].tokens) - (pid in comp) for pid in table.players}
 
 
-def turn_problems(table: Table) -> tuple[list[str], PlayerId | None]:
+def turn_problems(table: Table, words: Words = _NAMES) -> tuple[list[str], PlayerId | None]:
     """Why the token counts cannot come from the turn order with the setup compensation,
     and otherwise whose turn it is (None when every planet is full)."""
     comp = compensated(table)
@@ -105,11 +130,11 @@ def turn_problems(table: Table) -> tuple[list[str], PlayerId | None]:
         planet = table.planets[pid]
         if turns[pid] < 0:
             problems.append(
-                f"{pid} plays after the others and starts with one token in the larger space {LARGER_SPACE},"
-                " but the planet is empty"
+                f"{words.player(pid)} plays after the others and starts with one token in the larger"
+                f" {_space(LARGER_SPACE)}, but their planet is empty"
             )
         elif pid in comp and turns[pid] == 0 and LARGER_SPACE not in planet.tokens:
-            problems.append(f"{pid}'s starting token must lie in the larger space {LARGER_SPACE}")
+            problems.append(f"{words.player(pid)}'s starting token must lie in the larger {_space(LARGER_SPACE)}")
     cap = CAPACITY[table.side]
     open_players = [pid for pid in table.players if len(table.planets[pid].tokens) < cap]
     if problems or not open_players:
@@ -120,9 +145,9 @@ def turn_problems(table: Table) -> tuple[list[str], PlayerId | None]:
         t = turns[pid]
         late = pid in open_players and (t not in (low, low + 1) or (t == low + 1 and seen_low))
         if late or (pid not in open_players and t > low + 1):
-            counts = ", ".join(f"{p} {len(table.planets[p].tokens)}" for p in table.players)
-            extra = f" ({', '.join(sorted(comp))} started with one token)" if comp else ""
-            problems.append(f"token counts ({counts}) do not follow the turn order{extra}")
+            counts = join_and(f"{words.player(p)} {len(table.planets[p].tokens)}" for p in table.players)
+            extra = f"; {join_and(words.player(p) for p in sorted(comp))} started with one token" if comp else ""
+            problems.append(f"the tokens on the planets ({counts}) do not follow the turn order{extra}")
             return problems, None
         seen_low = seen_low or (pid in open_players and t == low)
     expected = next(pid for pid in table.players if pid in open_players and turns[pid] == low)
@@ -162,20 +187,25 @@ def _slide_faults(
             continue
         now = where_mid[token.id]
         if space in RECESSES and now != space:
-            out.append(_v(Rule.TOKEN_LIFTED, f"{token.id} left recess {space} for {now}: tokens in the recesses"
-                          " never slide", area, (space, now), (token.id,)))
+            out.append(_v(Rule.TOKEN_LIFTED, f"{_name(token.id)} left {_space(space)} for {_space(now)}: tokens in"
+                          " the recesses never slide", area, (space, now), (token.id,)))
         elif space in PLANET_SPACES and _zone(now) != "ring":
-            out.append(_v(Rule.TOKEN_LIFTED, f"{token.id} was picked up from {space} and put on {now}: tokens"
+            out.append(_v(Rule.TOKEN_LIFTED, f"{_name(token.id)} was picked up from {_space(space)} and put on {_space(now)}: tokens"
                           " only slide along the planet (except with the Moon's immediate effect)",
                           area, (space, now), (token.id,)))
     keep = {t.id for s, t in before.items() if s in PLANET_SPACES and t.id != lifted}
     keep &= {t.id for s, t in mid.items() if s in PLANET_SPACES}
     old, new = _order(before, keep), _order(mid, keep)
     if old != new:
-        out.append(_v(Rule.ORDER_CHANGED, f"the order of the tokens on the planet changed from {' '.join(old)}"
-                      f" to {' '.join(new)}: sliding never changes their order", area,
+        out.append(_v(Rule.ORDER_CHANGED, f"the order of the tokens on the planet changed from {_terrains(old)}"
+                      f" to {_terrains(new)}: sliding never changes their order", area,
                       tuple(s for s in PLANET_SPACES if s in mid and mid[s].id in keep), tuple(new)))
     return out
+
+
+def _terrains(ids: Sequence[str]) -> str:
+    """Tokens in order by what they show: ``ocean, forest, desert``."""
+    return ", ".join(_NAMES.name(c).removesuffix(" token").lower() for c in ids)
 
 
 def _event_explanations(mid: Planet, space: str, new: TerrainToken, gaps_ignored: bool) -> list[Event]:
@@ -205,10 +235,10 @@ def _explain_board(
     replacements = sorted(set(a_where) - set(b_where) - {placed_id}, key=lambda c: _space_index(a_where[c]))
     pairs = list(zip(replacements, removed, strict=False))
     for extra in replacements[len(pairs):]:
-        out.append(_v(Rule.NOT_ONE_TOKEN_PLACED, f"{extra} is a second new token on {a_where[extra]}: a turn"
+        out.append(_v(Rule.NOT_ONE_TOKEN_PLACED, f"{_name(extra)} on {_space(a_where[extra])} is a second new token: a turn"
                       " places exactly one token", area, (a_where[extra],), (extra,)))
     for gone in removed[len(pairs):]:
-        out.append(_v(Rule.TOKEN_REMOVED, f"{gone} left {b_where[gone]}: tokens are never taken off a planet",
+        out.append(_v(Rule.TOKEN_REMOVED, f"{_name(gone)} left {_space(b_where[gone])}: tokens are never taken off a planet",
                       area, (b_where[gone],), (gone,)))
     # the planet just after placement (and the Moon effect), before any event
     mid_tokens = dict(after.tokens)
@@ -219,11 +249,11 @@ def _explain_board(
     moon_before = before.tokens.get(MOON)
     moon_formed = moon_before is None and MOON in mid_tokens
     if moon_before is not None and mid_tokens.get(MOON, None) != moon_before:
-        out.append(_v(Rule.MOON_CHANGED, f"the Moon ({moon_before.id}) is fixed once formed", area, (MOON,),
+        out.append(_v(Rule.MOON_CHANGED, f"the Moon ({_name(moon_before.id)}) is fixed once formed", area, (MOON,),
                       (moon_before.id,)))
     if moon_formed and mid_tokens[MOON].id != placed_id:
         lifted_to_moon = mid_tokens[MOON].id
-        out.append(_v(Rule.TOKEN_LIFTED, f"{lifted_to_moon} was moved onto the Moon: the Moon is formed by"
+        out.append(_v(Rule.TOKEN_LIFTED, f"{_name(lifted_to_moon)} was moved onto the Moon: the Moon is formed by"
                       " placing the new token there", area, (MOON,), (lifted_to_moon,)))
     # slides, with at most one token lifted by the Moon's immediate effect
     candidates: list[str | None] = [None]
@@ -248,19 +278,19 @@ def _explain_board(
             space = a_where[new_id]
             new_token = after.tokens[space]
             if new_id in visible_before:
-                out.append(_v(Rule.EVENT_TOKEN_NOT_FROM_POUCH, f"{new_id} replaced {old_id} on {space} but was"
+                out.append(_v(Rule.EVENT_TOKEN_NOT_FROM_POUCH, f"{_name(new_id)} replaced {_name(old_id)} on {_space(space)} but was"
                               " already on the table: an event takes its token from the pouch", area, (space,),
                               (new_id,)))
             if space == MOON:
                 melting = before_by_id[old_id].terrain is Terrain.GLACIER
                 if not (opts.melt_moon and melting):
-                    out.append(_v(Rule.MOON_CHANGED, f"{old_id} on the Moon was replaced by {new_id}: the Moon"
+                    out.append(_v(Rule.MOON_CHANGED, f"{_name(old_id)} on the Moon was replaced by {_name(new_id)}: the Moon"
                                   " is fixed once formed", area, (MOON,), (old_id, new_id)))
                 continue
             if not _event_explanations(mid, space, new_token, opts.gaps_ignored):
                 old_t = before_by_id[old_id].terrain.value
-                out.append(_v(Rule.EVENT_NOT_ALLOWED, f"{old_t} {old_id} on {space} became {new_token.terrain.value}"
-                              f" {new_id}: no planetary event allows that here ({_event_hint(old_t)})", area,
+                out.append(_v(Rule.EVENT_NOT_ALLOWED, f"the {old_t} on {_space(space)} became {new_token.terrain.value}:"
+                              f" no planetary event allows that here ({_event_hint(old_t)})", area,
                               (space,), (old_id, new_id)))
     return out
 
@@ -287,7 +317,7 @@ def explain_placement(
     if not new:
         gone = [t.id for t in before.tokens.values() if t.id not in {x.id for x in after.tokens.values()}]
         out = [_v(Rule.NOT_ONE_TOKEN_PLACED, "no new token on the planet: a turn places exactly one token", area)]
-        out += [_v(Rule.TOKEN_REMOVED, f"{g} was taken off the planet", area, (), (g,)) for g in gone]
+        out += [_v(Rule.TOKEN_REMOVED, f"{_name(g)} was taken off the planet", area, (), (g,)) for g in gone]
         return Placed(tuple(out), None, False)
     readings = [(_explain_board(before, after, t.id, visible_before, area, opts), t) for t in new]
     faults, placed = min(readings, key=lambda r: len(r[0]))
@@ -307,13 +337,15 @@ def _changed(before: Table, after: Table, pid: PlayerId) -> bool:
     return snap(before) != snap(after)
 
 
-def turn_violations(cat: Catalog, before: Table, after: Table, options: Mapping[str, Any]) -> tuple[Violation, ...]:
-    """Every rule the turn from ``before`` to ``after`` breaks."""
+def turn_violations(
+    cat: Catalog, before: Table, after: Table, options: Mapping[str, Any], words: Words = _NAMES
+) -> tuple[Violation, ...]:
+    """Every rule the turn from ``before`` to ``after`` breaks (players named by ``words``)."""
     opts = Options.of(options)
     if set(before.players) != set(after.players):
         return (_v(Rule.PLAYERS_CHANGED, "the two states do not seat the same players"),)
     out: list[Violation] = []
-    problems, expected = turn_problems(before)
+    problems, expected = turn_problems(before, words)
     out += [_v(Rule.SETUP_COMPENSATION, p) for p in problems]
     changed = [pid for pid in before.players if _changed(before, after, pid)]
     if not changed:
@@ -322,15 +354,15 @@ def turn_violations(cat: Catalog, before: Table, after: Table, options: Mapping[
     mover = expected if expected in changed else changed[0]
     for pid in changed:
         if pid != mover:
-            out.append(_v(Rule.OTHER_PLAYER_CHANGED, f"{pid}'s planet or biomes changed during {mover}'s turn",
+            out.append(_v(Rule.OTHER_PLAYER_CHANGED, f"{words.player(pid)}'s planet or biomes changed during {words.player(mover)}'s turn",
                           f"planet:{pid}"))
     if expected is not None and mover != expected:
-        out.append(_v(Rule.OUT_OF_TURN, f"it is {expected}'s turn, but {mover}'s planet changed",
+        out.append(_v(Rule.OUT_OF_TURN, f"it is {words.player(expected)}'s turn, but {words.player(mover)}'s planet changed",
                       f"planet:{mover}"))
     area = f"planet:{mover}"
     if before.faces[mover].id != after.faces[mover].id:
-        out.append(_v(Rule.BOARD_CHANGED, f"{mover}'s planet board changed from {before.faces[mover].id} to"
-                      f" {after.faces[mover].id}", area, (), (after.faces[mover].id,)))
+        out.append(_v(Rule.BOARD_CHANGED, f"{words.player(mover)}'s planet board changed from"
+                      f" {_name(before.faces[mover].id)} to {_name(after.faces[mover].id)}", area, (), (after.faces[mover].id,)))
     placed = explain_placement(before.planets[mover], after.planets[mover], before.visible, area, opts)
     out += placed.violations
     claimed = _new_claims(before, after, mover)
@@ -382,16 +414,16 @@ def _claim_violations(
     area = f"biomes:{pid}"
     if len(claimed) > 1:
         out.append(_v(Rule.TWO_BIOMES_CLAIMED, f"{len(claimed)} biomes completed in one turn"
-                      f" ({', '.join(c.name for c in claimed)}): at most one", area, (), [c.id for c in claimed]))
+                      f" ({join_and(c.name for c in claimed)}): at most one", area, (), [c.id for c in claimed]))
     planet = after.planets[pid]
     for card in claimed:
         if card.id not in before.offer:
-            out.append(_v(Rule.CARD_NOT_OFFERED, f"{card.name} ({card.id}) was not face up in the centre",
+            out.append(_v(Rule.CARD_NOT_OFFERED, f"{card.name} was not face up in the biome offer",
                           area, (), (card.id,)))
         if find_pattern(planet, card.pattern, gaps_ignored=opts.gaps_ignored) is None:
             gap = "" if opts.gaps_ignored else " (empty spaces break a pattern)"
-            out.append(_v(Rule.PATTERN_MISSING, f"{card.name} needs {card.pattern_text} in a row on the"
-                          f" planet{gap}; it is not there", area, (), (card.id,)))
+            out.append(_v(Rule.PATTERN_MISSING, f"{card.name} needs {_pattern(card.pattern)} in a row on"
+                          f" the planet{gap}; it is not there", area, (), (card.id,)))
     return out
 
 
@@ -402,17 +434,17 @@ def _centre_violations(before: Table, after: Table, placed: TerrainToken | None)
     out: list[Violation] = []
     if before.centre:
         if placed.id not in before.centre:
-            out.append(_v(Rule.TOKEN_NOT_FROM_CENTRE, f"{placed.id} was not among the face-up centre tokens",
+            out.append(_v(Rule.TOKEN_NOT_FROM_CENTRE, f"{_name(placed.id)} was not among the face-up centre tokens",
                           "centre", (), (placed.id,)))
         expected = before.centre - {placed.id}
         refilled = not expected and len(after.centre) == 5 and not (after.centre & before.visible)
         if after.centre != expected and not refilled:
             out.append(_v(Rule.CENTRE_CHANGED, "the centre row changed beyond the token taken"
-                          f" (expected {' '.join(sorted(expected)) or 'an empty row or 5 new tokens'})",
+                          f" (it should show {_terrains(sorted(expected)) or 'nothing, or 5 new tokens'})",
                           "centre", (), sorted(after.centre ^ expected)))
     else:
         if placed.id in before.visible:
-            out.append(_v(Rule.TOKEN_NOT_FROM_CENTRE, f"{placed.id} was elsewhere on the table, not in the"
+            out.append(_v(Rule.TOKEN_NOT_FROM_CENTRE, f"{_name(placed.id)} was elsewhere on the table, not in the"
                           " centre", "centre", (), (placed.id,)))
         if after.centre and (len(after.centre) != 4 or after.centre & before.visible):
             out.append(_v(Rule.CENTRE_CHANGED, "the empty centre row is refilled with 5 tokens from the pouch,"
@@ -429,7 +461,7 @@ def _offer_violations(cat: Catalog, before: Table, after: Table, taken: list[Bio
     out: list[Violation] = []
     vanished = sorted(before.offer - after.offer - taken_ids)
     if vanished:
-        out.append(_v(Rule.OFFER_CHANGED, f"{', '.join(vanished)} left the offer without being completed",
+        out.append(_v(Rule.OFFER_CHANGED, f"{_NAMES.listing(vanished)} left the biome offer without being completed",
                       "offer", (), vanished))
     appeared = after.offer - before.offer
     basics_taken = sum(1 for c in taken if c.id in taken_ids and c.kind is BiomeKind.BASIC)
@@ -437,7 +469,7 @@ def _offer_violations(cat: Catalog, before: Table, after: Table, taken: list[Bio
     giants = sorted(c for c, k in kinds.items() if k is BiomeKind.GIANT)
     basics = sorted(c for c, k in kinds.items() if k is BiomeKind.BASIC)
     if giants or len(basics) > basics_taken or (appeared & before.visible):
-        out.append(_v(Rule.OFFER_CHANGED, f"new offer card(s) {', '.join(sorted(appeared))}: only a completed basic"
+        out.append(_v(Rule.OFFER_CHANGED, f"{_NAMES.listing(sorted(appeared))} came into the biome offer: only a completed basic"
                       " biome is replaced, from the deck", "offer", (), sorted(appeared)))
     return out
 
@@ -460,20 +492,20 @@ def _solo_violations(
         return cid not in before.visible or cid in before.drawn
 
     if placed is not None and not fresh(placed.id):
-        out.append(_v(Rule.SOLO_DRAW, f"{placed.id} was already on the table: in solo the token comes from the"
+        out.append(_v(Rule.SOLO_DRAW, f"{_name(placed.id)} was already on the table: in solo the token comes from the"
                       " three drawn from the pouch", "blackhole", (), (placed.id,)))
     b_all, a_all = _hole_all(before), _hole_all(after)
     new = sorted(set(a_all) - set(b_all))
     if len(new) != 2 or not all(fresh(c) for c in new):
-        out.append(_v(Rule.SOLO_DRAW, f"{len(new)} new token(s) on the Black Hole ({', '.join(new) or 'none'}):"
-                      " the two drawn tokens not placed go onto it", "blackhole", (), new))
+        out.append(_v(Rule.SOLO_DRAW, f"{plural(len(new), 'new token')} on the Black Hole"
+                      f"{' (' + _terrains(new) + ')' if new else ''}: the two drawn tokens not placed go onto it", "blackhole", (), new))
     lost = sorted(set(b_all) - set(a_all))
     if lost:
-        out.append(_v(Rule.BLACKHOLE_ABSORBED_TOKENS, f"{', '.join(lost)} left the Black Hole: what it holds"
+        out.append(_v(Rule.BLACKHOLE_ABSORBED_TOKENS, f"{_NAMES.listing(lost)} left the Black Hole: what it holds"
                       " stays there", "blackhole", (), lost))
     for cid, tokens in before.hole_biomes.items():
         if {t.id for t in after.hole_biomes.get(cid, ())} != {t.id for t in tokens}:
-            out.append(_v(Rule.BLACKHOLE_ABSORBED_TOKENS, f"the tokens absorbed by {cid} changed", "blackhole",
+            out.append(_v(Rule.BLACKHOLE_ABSORBED_TOKENS, f"the tokens absorbed by {_name(cid)} changed", "blackhole",
                           (), (cid,)))
     pool_ids = {t.id for t in before.hole_tokens} | set(new)
     known = b_all | a_all | {t.id: t for t in before.hole_tokens}
@@ -489,12 +521,12 @@ def _solo_violations(
                       " turn", "blackhole", (), established))
     if not established and possible:
         best = max(possible, key=lambda c: c.points)
-        out.append(_v(Rule.BLACKHOLE_MUST_ESTABLISH, f"the Black Hole can establish {best.name} ({best.points})"
-                      f" with its tokens: it must", "blackhole", (), (best.id,)))
+        out.append(_v(Rule.BLACKHOLE_MUST_ESTABLISH, f"the Black Hole can establish {best.name} ({best.points} points)"
+                      " with its tokens: it must", "blackhole", (), (best.id,)))
     for cid, absorbed in cards.items():
         card = next((c for c in hole_cards if c.id == cid), None)
         if card is None:
-            out.append(_v(Rule.CARD_NOT_OFFERED, f"{cid} was not face up in the centre for the Black Hole",
+            out.append(_v(Rule.CARD_NOT_OFFERED, f"{_name(cid)} was not face up in the biome offer for the Black Hole",
                           "blackhole", (), (cid,)))
             continue
         if not card.terrains_needed <= pool:

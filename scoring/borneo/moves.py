@@ -17,6 +17,7 @@ from .catalog import (
     PlantCard,
     Tier,
 )
+from ..words import Words, join_and
 from .jungle import Jungle, Position, plant_text
 from .rules import (
     Area,
@@ -40,10 +41,20 @@ class _Move:
         # one look-up table per state: a move's checks ask where a component lies many times
         self.was = {p.component: p for p in before.placements}
         self.now = {p.component: p for p in after.placements}
+        self.words = Words.of(game.id, before, after)
 
     def add(self, rule: Rule, message: str, *, cells: Sequence[Any] = (), area: str | None = None,
             components: Iterable[str] = ()) -> None:
         self.out.append(Violation(rule.value, message, tuple(cells), area, tuple(ComponentId(c) for c in components)))
+
+    def name(self, component: str) -> str:
+        return self.words.name(component)
+
+    def _place(self, p: Placement) -> str:
+        """Where a placement lies, in words: ``on the centre slot of Canopy Layer 1``, ``in Ana's hand``."""
+        if p.cell is not None:
+            return f"on {_slot(p.cell)} of {self.words.area(p.area)}"
+        return self.words.where(p.area)
 
     def check(self) -> list[Violation]:
         before_tiles = {p.component: p for p in self.before.placements if self.game.placed_tile(p) is not None}
@@ -54,7 +65,8 @@ class _Move:
         for t in moved:
             if not blight:
                 p = before_tiles[t]
-                self.add(Rule.TILE_REMOVED, f"{t} left {p.area} {p.cell} without a Blight card being played",
+                self.add(Rule.TILE_REMOVED, f"{self.name(t)} left {_slot(p.cell)} of {self.words.area(p.area)}"
+                         " without a Blight card being played",
                          cells=[p.cell], area=p.area, components=[t])
         new_tiles = [t for t in after_tiles if t not in before_tiles or t in moved]
         new_cards = self._new_cards()
@@ -107,7 +119,7 @@ class _Move:
             now = self.now.get(p.component)
             if now is None or now.area != p.area or now.on != p.on:
                 self.add(Rule.EARNED_CHANGED,
-                         f"{p.component} was earned by {owner} and must stay in its food chain",
+                         f"{self.name(p.component)} was earned by {self.words.player(owner)} and must stay in its food chain",
                          area=p.area, components=[p.component])
 
     def _active(self, new_tiles: list[str], new_cards: Mapping[str, str]) -> str | None:
@@ -116,11 +128,12 @@ class _Move:
         if isinstance(stated, str):
             for card, owner in new_cards.items():
                 if owner != stated:
-                    self.add(Rule.SEVERAL_PLAYERS, f"{card} went to {owner}, but {stated} is the active player",
+                    self.add(Rule.SEVERAL_PLAYERS, f"{self.name(card)} went to {self.words.player(owner)}, but it is {self.words.player(stated)}'s turn",
                              components=[card])
             return stated
         if len(owners) > 1:
-            self.add(Rule.SEVERAL_PLAYERS, f"cards were earned by {', '.join(owners)} in one move",
+            self.add(Rule.SEVERAL_PLAYERS,
+                     f"cards were earned by {join_and(self.words.player(o) for o in owners)} in one move",
                      components=list(new_cards))
         if owners:
             return owners[0]
@@ -138,15 +151,16 @@ class _Move:
             owner = self.game.owner(was, Area.HAND)
             if owner is not None and (owner == active or opportunist):
                 continue
+            whose = f"{self.words.player(active)}'s" if active else "the active player's"
             self.add(Rule.TILE_NOT_IN_HAND,
-                     f"{t} came from {was.area}, not from the hand of {active or 'the active player'}",
+                     f"{self.name(t)} came from {self.words.area(was.area)}, not from {whose} hand",
                      components=[t])
         for card, owner in new_cards.items():
             was = self.was.get(card)
             if was is None or was.area == Area.GALLERY.value or was.area == f"{Area.HAND.value}:{owner}":
                 continue
             self.add(Rule.CARD_NOT_AVAILABLE,
-                     f"{card} was in {was.area}; cards are earned from your hand or the card gallery",
+                     f"{self.name(card)} was {self._place(was)}; cards are earned from your hand or the card gallery",
                      components=[card])
 
     def _claims(self, new_tiles: list[str], new_cards: Mapping[str, str]) -> list[Claim] | None:
@@ -155,12 +169,12 @@ class _Move:
         if raw is None:
             if not new_cards:
                 for t in new_tiles:
-                    self.add(Rule.TILE_WITHOUT_CARD, f"{t} was laid without earning a card", components=[t])
+                    self.add(Rule.TILE_WITHOUT_CARD, f"{self.name(t)} was laid without earning a card", components=[t])
                 return []
             if len(new_cards) == 1:
                 return [Claim(next(iter(new_cards)), tuple(new_tiles))]
             self.add(Rule.CLAIM_MISMATCH,
-                     "several cards were earned: record which tiles served each card in extras.claims",
+                     "several cards were earned: say which new tiles served each card (the move's claims)",
                      components=list(new_cards))
             return None
         claims = [Claim(c["card"], tuple(c["tiles"])) for c in raw]
@@ -169,22 +183,22 @@ class _Move:
         for card in new_cards:
             if card not in claimed_cards:
                 ok = False
-                self.add(Rule.CLAIM_MISMATCH, f"{card} was earned but is not in extras.claims", components=[card])
+                self.add(Rule.CLAIM_MISMATCH, f"{self.name(card)} was earned but no claim names it", components=[card])
         seen_tiles: set[str] = set()
         for c in claims:
             if c.card not in new_cards or claimed_cards.count(c.card) > 1:
                 ok = False
-                self.add(Rule.CLAIM_MISMATCH, f"extras.claims names {c.card}, which was not newly earned once",
+                self.add(Rule.CLAIM_MISMATCH, f"a claim names {self.name(c.card)}, which was not newly earned once",
                          components=[c.card])
             for t in c.tiles:
                 if t not in new_tiles or t in seen_tiles:
                     ok = False
-                    self.add(Rule.CLAIM_MISMATCH, f"extras.claims gives tile {t}, which was not newly laid once",
+                    self.add(Rule.CLAIM_MISMATCH, f"a claim gives {self.name(t)}, which was not newly laid once",
                              components=[t])
                 seen_tiles.add(t)
         for t in new_tiles:
             if t not in seen_tiles:
-                self.add(Rule.TILE_WITHOUT_CARD, f"{t} was laid without earning a card", components=[t])
+                self.add(Rule.TILE_WITHOUT_CARD, f"{self.name(t)} was laid without earning a card", components=[t])
         return claims if ok else None
 
     # -- per tile and per card ---------------------------------------------------------
@@ -196,13 +210,15 @@ class _Move:
         if placed.layer not in tile.layers:
             allowed = " or ".join(layer.value for layer in Layer if layer in tile.layers)
             self.add(Rule.WRONG_LAYER,
-                     f"{tile.id} grows on the {allowed} layer, not the {placed.layer.value} ({p.area})",
+                     f"{self.name(tile.id)} grows on the {allowed} layer, not the {placed.layer.value}"
+                     f" ({self.words.area(p.area)})",
                      cells=[p.cell], area=p.area, components=[tile.id])
         for c in jungle.conflicts(placed.position):
             other = jungle.tiles[c.b]
             self.add(Rule.CONFLICT,
-                     f"{tile.id} shows {c.plant_a} against {c.plant_b} of {other.tile.id}"
-                     f" at {c.b[0]} {c.b[1]}: facing plants must match or one side be open",
+                     f"{self.name(tile.id)} shows {c.plant_a} against {c.plant_b} of {self.name(other.tile.id)}"
+                     f" on {_slot(c.b[1])} of {self.name(c.b[0])}: facing plants must match or one side"
+                     " be open",
                      cells=[p.cell, c.b[1]], area=p.area, components=[tile.id, other.tile.id])
 
     def _check_claim(self, claim: Claim, jungle: Jungle, laid: list[Position], active: str | None,
@@ -211,12 +227,12 @@ class _Move:
         if card is None:
             return
         if not laid:
-            self.add(Rule.CARD_WITHOUT_TILE, f"{card.name} ({card.id}) was earned without laying a new tile",
+            self.add(Rule.CARD_WITHOUT_TILE, f"{card.name} was earned without laying a new tile",
                      components=[card.id])
             return
         if not jungle.is_connected(laid):
             self.add(Rule.TILES_NOT_CONNECTED,
-                     f"the tiles laid for {card.name} ({card.id}) do not all touch on one layer"
+                     f"the tiles laid for {card.name} do not all touch on one layer"
                      " (or across layers through matched vines)",
                      components=[card.id, *claim.tiles])
         access = jungle.access(laid)
@@ -224,16 +240,16 @@ class _Move:
         short = {p: n - access.plants.get(p, 0) for p, n in card.habitat.items() if access.plants.get(p, 0) < n}
         problems = []
         if short:
-            tiles = ", ".join(jungle.tiles[p].tile.id for p in access.tiles)
+            tiles = join_and(self.name(jungle.tiles[p].tile.id) for p in access.tiles)
             problems.append(
-                f"needs {plant_text(card.habitat, names)}; tiles {tiles} give"
+                f"needs {plant_text(card.habitat, names)}; {tiles} {'give' if len(access.tiles) > 1 else 'gives'}"
                 f" {plant_text(access.plants, names)}: missing {plant_text(short, names)}"
             )
         spans = {Layer.CANOPY, Layer.UNDERSTORY}
         if isinstance(card, PlantCard) and card.spans_layers and not spans <= access.layers:
             problems.append("needs a vine network joining the understory and the canopy")
         if problems:
-            self.add(Rule.HABITAT_UNMET, f"{card.name} ({card.id}) " + "; and ".join(problems),
+            self.add(Rule.HABITAT_UNMET, f"{card.name} " + "; and ".join(problems),
                      components=[card.id, *claim.tiles])
         if isinstance(card, AnimalCard) and card.tier is not Tier.PRIMARY:
             self._check_prey(card, active, earned_so_far)
@@ -244,13 +260,13 @@ class _Move:
         prey_id = placement.on if placement else None
         if prey_id is None or prey_id not in earned_so_far:
             self.add(Rule.PREY_MISSING,
-                     f"{card.name} ({card.id}) must be stacked on an earned prey card: one of {prey_names}",
+                     f"{card.name} must be stacked on an earned prey card: one of {prey_names}",
                      components=[card.id])
             return
         prey = self.cat.animals[prey_id]
         if prey.species.id not in card.species.prey:
             self.add(Rule.PREY_NOT_LISTED,
-                     f"{card.name} ({card.id}) does not eat {prey.name}; its prey are {prey_names}",
+                     f"{card.name} does not eat {prey.name}; its prey are {prey_names}",
                      components=[card.id, prey_id])
         earlier = set(earned_so_far)
         supported = [
@@ -259,8 +275,18 @@ class _Move:
         ]
         if supported:
             self.add(Rule.PREY_CONSUMED,
-                     f"{prey.name} ({prey_id}) is already consumed by {supported[0]}; it supports one card",
+                     f"{prey.name} is already consumed by {self.name(supported[0])}; it supports one card",
                      components=[card.id, prey_id])
+
+
+#: The slots of a platform as the compass names them (the centre slot is ``C``).
+_COMPASS = {"C": "centre", "N": "north", "NE": "north-east", "E": "east", "SE": "south-east", "S": "south",
+            "SW": "south-west", "W": "west", "NW": "north-west"}
+
+
+def _slot(cell: Any) -> str:
+    """A platform slot in words: ``the centre slot``, ``the south-east slot``."""
+    return f"the {_COMPASS.get(str(cell), str(cell))} slot"
 
 
 def _where(p: Placement | None) -> tuple[Any, ...] | None:

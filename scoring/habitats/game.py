@@ -42,6 +42,7 @@ from .legality import (
     park_owner,
     placement_violations,
 )
+from ..words import Words
 from .park import GridCell, Park, ParkEntry, distances, fmt, measure
 from .score import (
     GoalResult,
@@ -342,7 +343,8 @@ class HabitatsGame(BaseGame):
     def violations(self, before: BoardState, after: BoardState) -> tuple[Violation, ...]:
         if set(before.placements) == set(after.placements):
             return ()
-        new, out = park_changes(before, after, self.catalog)
+        words = Words.of(self.id, before, after)
+        new, out = park_changes(before, after, self.catalog, words)
         if len(new) != 1:
             out.append(
                 make_violation(Rule.TILE_COUNT,
@@ -357,9 +359,9 @@ class HabitatsGame(BaseGame):
             cell = n.placement.cell
             entry = park.at(cell) if isinstance(cell, tuple) else None
             if entry is not None:
-                out.extend(placement_violations(park, entry, n.placement.area, roads_infinite=infinite))
+                out.extend(placement_violations(park, entry, n.placement.area, words, roads_infinite=infinite))
         if len(new) == 1:
-            out.extend(market_violations(before, after, new[0], self.catalog))
+            out.extend(market_violations(before, after, new[0], self.catalog, words))
         return tuple(out)
 
     # -- scoring ----------------------------------------------------------------------

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from ..model import BoardState, Cell, ComponentId, Placement, Violation, parse_area
 from .catalog import HabitatsCatalog, Side, TileKind
-from .park import GridCell, Park, ParkEntry, fmt, neighbours, shift
+from ..words import Words
+from .park import GridCell, Park, ParkEntry, neighbours, shift
 
 MARKET = "market"
 PARK = "park"
@@ -63,26 +64,26 @@ def _grid(cell: Cell | None) -> GridCell | None:
 
 
 def placement_violations(
-    park: Park, entry: ParkEntry, area: str, *, roads_infinite: bool
+    park: Park, entry: ParkEntry, area: str, words: Words, *, roads_infinite: bool
 ) -> list[Violation]:
     """Rules L1-L4 for ``entry`` newly placed in ``park`` (which already holds it)."""
     out: list[Violation] = []
     c = entry.cell
     others = {cell: e for cell, e in park.entries.items() if cell != c}
-    name = entry.label()
+    name = words.name(entry.component)
 
     def taken(cell: GridCell) -> bool:
         return cell in others or cell in park.unknown
 
     if not any(taken(n) for n in neighbours(c)):
         out.append(
-            make_violation(Rule.NOT_ADJACENT, f"{name}: a new tile must touch a tile of the park side to side",
+            make_violation(Rule.NOT_ADJACENT, f"{name} touches no tile of {words.area(area)}: a new tile must touch one side to side",
                        [c], area, [entry.component])
         )
     if park.entrance is not None and c[0] == park.entrance[0] and c[1] > park.entrance[1]:
         out.append(
             make_violation(Rule.ENTRANCE_COLUMN,
-                       f"{name}: no park tiles in the column below the entrance (the entrance road)",
+                       f"{name} lies in the column below the entrance: no park tile may lie on the entrance road",
                        [c, park.entrance], area, [entry.component])
         )
     blocked: list[GridCell] = []
@@ -109,14 +110,15 @@ def placement_violations(
     if blocked:
         out.append(
             make_violation(Rule.ROAD_BLOCKED,
-                       f"{name}: a road side may never touch a tile (at {', '.join(fmt(b) for b in blocked)})",
+                       f"{name} touches {words.listing(_component(park, b) for b in blocked)} by a road side: a road side may"
+                       " never touch a tile",
                        [c, *blocked], area, [entry.component, *(_component(park, b) for b in blocked)])
         )
     if lined:
         out.append(
             make_violation(Rule.ROAD_LINE,
-                       f"{name}: access roads run on forever; no tile may lie on a road's line"
-                       f" (with {', '.join(fmt(b) for b in lined)})",
+                       f"{name} and {words.listing(_component(park, b) for b in lined)} lie on one road's line:"
+                       " access roads run on forever, and no tile may lie on a road's line",
                        [c, *lined], area, [entry.component, *(_component(park, b) for b in lined)])
         )
     return out
@@ -148,7 +150,7 @@ def _in_park(p: Placement | None) -> bool:
 
 
 def park_changes(
-    before: BoardState, after: BoardState, catalog: HabitatsCatalog
+    before: BoardState, after: BoardState, catalog: HabitatsCatalog, words: Words
 ) -> tuple[list[NewTile], list[Violation]]:
     """New park tiles, and tiles that moved, turned their roads or left a park."""
     b, a = _by_component(before), _by_component(after)
@@ -168,14 +170,15 @@ def park_changes(
             and (tile is None or tile.kind is TileKind.ROAD)
         )
         if pa is None or pa.area != pb.area or pa.cell != pb.cell or turned:
-            where = "left the park" if pa is None else (
+            where = f"left {words.area(pb.area)}" if pa is None else (
                 "turned its roads" if turned and pa.cell == pb.cell and pa.area == pb.area
-                else f"moved to {pa.area} {_cell_text(pa.cell)}"
+                else f"moved within {words.area(pa.area)}" if pa.area == pb.area
+                else f"moved from {words.area(pb.area)} to {words.area(pa.area)}"
             )
             cells = [c for c in (pb.cell,) if c is not None]
             moved.append(
                 make_violation(Rule.TILE_MOVED,
-                           f"{comp} at {_cell_text(pb.cell)} {where}: placed tiles never move",
+                           f"{words.name(comp)} {where}: placed tiles never move",
                            cells, pb.area, [comp])
             )
     for comp, pa in a.items():
@@ -184,14 +187,8 @@ def park_changes(
     return new, moved
 
 
-def _cell_text(cell: Cell | None) -> str:
-    if isinstance(cell, tuple):
-        return fmt(cell)
-    return str(cell)
-
-
 def market_violations(
-    before: BoardState, after: BoardState, new: NewTile, catalog: HabitatsCatalog
+    before: BoardState, after: BoardState, new: NewTile, catalog: HabitatsCatalog, words: Words
 ) -> list[Violation]:
     """The draft: take the first tile ahead/left/right, move there facing away, refill the gap."""
     mb = {p.component: p for p in before.in_area(MARKET)}
@@ -203,7 +200,7 @@ def market_violations(
     target = _grid(origin_of_tile.cell) if origin_of_tile is not None else None
     if origin_of_tile is None or origin_of_tile.area != MARKET or target is None:
         return [
-            make_violation(Rule.NOT_FROM_MARKET, f"{taken} was not in the market: every tile is taken from the market",
+            make_violation(Rule.NOT_FROM_MARKET, f"{words.name(taken)} was not in the market: every tile is taken from the market",
                        [], MARKET, [taken])
         ]
     out: list[Violation] = []
@@ -215,7 +212,7 @@ def market_violations(
     if figure_after is None or figure_after.component not in mb:
         out.append(
             make_violation(Rule.FIGURE_NOT_MOVED,
-                       f"no figure moved to {fmt(target)}, where {taken} was taken",
+                       f"no figure moved to the space where {words.name(taken)} was taken",
                        [target], MARKET, [taken])
         )
     else:
@@ -224,13 +221,13 @@ def market_violations(
         fb = mb[figure]
         origin = _grid(fb.cell)
         if origin is not None:
-            out.extend(_draft_direction(mb, catalog, figure, fb, origin, target, taken, figure_after))
+            out.extend(_draft_direction(mb, catalog, (figure, fb, figure_after), origin, target, taken, words))
             gap = next((p for p in ma.values() if p.cell == origin), None)
             if gap is None or catalog.tile(gap.component) is None or gap.component in _by_component(before):
-                what = "is empty" if gap is None else f"holds {gap.component}, not a new tile from the stock"
+                what = "is empty" if gap is None else f"holds {words.name(gap.component)}, not a new tile from the stock"
                 out.append(
                     make_violation(Rule.GAP_NOT_FILLED,
-                               f"the space the figure left at {fmt(origin)} {what}",
+                               f"the space {words.name(figure)} left {what}",
                                [origin], MARKET, [] if gap is None else [gap.component])
                 )
             else:
@@ -240,7 +237,8 @@ def market_violations(
         if owner is not None and new.placement.area != PARK_PREFIX + owner:
             out.append(
                 make_violation(Rule.WRONG_PARK,
-                           f"{figure} drafted {taken}, but it went to {new.placement.area}, not {PARK_PREFIX}{owner}",
+                           f"{words.name(figure)} drafted {words.name(taken)}, but it went to"
+                           f" {words.area(new.placement.area)}, not {words.area(PARK_PREFIX + owner)}",
                            [], new.placement.area, [figure, taken])
             )
     others: list[str] = []
@@ -256,7 +254,7 @@ def market_violations(
     if others:
         out.append(
             make_violation(Rule.OTHER_CHANGE,
-                       f"the market changed beyond one draft: {', '.join(sorted(others))}",
+                       f"the market changed beyond one draft: {words.listing(sorted(others))}",
                        [], MARKET, sorted(others))
         )
     return out
@@ -291,20 +289,22 @@ def _first_tile(market: Mapping[GridCell, str], catalog: HabitatsCatalog, start:
 def _draft_direction(
     mb: Mapping[str, Placement],
     catalog: HabitatsCatalog,
-    figure: str,
-    fb: Placement,
+    moved: tuple[str, Placement, Placement],
     origin: GridCell,
     target: GridCell,
     taken: str,
-    figure_after: Placement,
+    words: Words,
 ) -> list[Violation]:
+    """The figure's move: in a straight line, not backwards, to the first tile, facing the way it went
+    (``moved`` is the figure, where it stood and where it stands)."""
+    figure, fb, figure_after = moved
     out: list[Violation] = []
     grid = {c: p.component for p in mb.values() if (c := _grid(p.cell)) is not None}
     dx, dy = target[0] - origin[0], target[1] - origin[1]
     if dx and dy:
         out.append(
             make_violation(Rule.NOT_IN_LINE,
-                       f"{taken} at {fmt(target)} is not in a straight line from {figure} at {fmt(origin)}",
+                       f"{words.name(taken)} is not in a straight line from {words.name(figure)}",
                        [origin, target], MARKET, [figure, taken])
         )
         return out
@@ -315,21 +315,21 @@ def _draft_direction(
         if allowed:
             out.append(
                 make_violation(Rule.BACKSIDE,
-                           f"{figure} took {taken} at its backside while a tile lay ahead, left or right",
+                           f"{words.name(figure)} took {words.name(taken)} at its back while a tile lay ahead, left or right",
                            [origin, target], MARKET, [figure, taken])
             )
     first = _first_tile(grid, catalog, origin, side)
     if first != target and first is not None:
         out.append(
             make_violation(Rule.NOT_FIRST,
-                       f"{taken} at {fmt(target)} is not the first tile {side.name} of {figure};"
-                       f" that is {grid[first]} at {fmt(first)}",
+                       f"{words.name(taken)} is not the first tile in that direction from {words.name(figure)};"
+                       f" {words.name(grid[first])} is",
                        [origin, target, first], MARKET, [figure, taken, grid[first]])
         )
     if figure_after.rotation % 4 != side.value:
         out.append(
             make_violation(Rule.FIGURE_FACING,
-                       f"{figure} must face {side.name}, its backside towards {fmt(origin)} where it came from",
+                       f"{words.name(figure)} must face the way it moved, its back towards the space it came from",
                        [target], MARKET, [figure])
         )
     return out

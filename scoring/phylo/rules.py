@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import BoardState, ComponentId, Violation, parse_area
+from ..words import Words
 from .catalog import CardKind, Catalog, Duration, Effect, Species
 from .table import (
     TABLE,
@@ -19,7 +20,6 @@ from .table import (
     affected_by,
     build_table,
     cells_in_reach,
-    fmt,
     steps,
     target_problem,
 )
@@ -147,7 +147,7 @@ def _placement_faults(card: TableCard, ta: Table, verb: str) -> list[Violation]:
         return []
     need = support.need or Need.CHAIN
     rule = Rule(need.value)
-    return [_v(rule, f"{card.name} {verb} at {fmt(card.cell)}: {support.reason}", (card.cell,), (card.id,))]
+    return [_v(rule, f"{card.name} {verb}: {support.reason}", (card.cell,), (card.id,))]
 
 
 def check_move(
@@ -160,6 +160,7 @@ def check_move(
             return (_v(Rule.GAME_OVER, "the game is over: the table may not change any more"),)
         return ()
     out: list[Violation] = []
+    words = Words.of("phylo", before, after)
     active = active_player(before, after, tb, ta, catalog)
     events = played_events(after, tb, ta)
     actions = len(events)
@@ -182,7 +183,7 @@ def check_move(
             out.append(
                 _v(
                     Rule.WRONG_ORIENTATION,
-                    f"{card.name} at {fmt(card.cell)} must face the player who plays it ({active})",
+                    f"{card.name} must face the player who plays it ({words.player(active)})",
                     (card.cell,),
                     (card.id,),
                 )
@@ -205,7 +206,7 @@ def check_move(
                 out.append(
                     _v(
                         Rule.INVASIVE_MISMATCH,
-                        f"{card.name} played on top of {old.name} at {fmt(card.cell)}: {reason}",
+                        f"{card.name} played on top of {old.name}: {reason}",
                         (card.cell,),
                         (card.id, old.id),
                     )
@@ -213,7 +214,7 @@ def check_move(
                 invaded.add(old.id)
         out.extend(_placement_faults(card, ta, "played"))
 
-    moved, move_actions = _moves(tb, ta, active)
+    moved, move_actions = _moves(tb, ta, active, words)
     out += moved
     actions += move_actions
     # -- cards that left the table -------------------------------------------------
@@ -225,7 +226,7 @@ def check_move(
         out.append(
             _v(
                 Rule.CARD_REMOVED,
-                f"{old.name} left the table from {fmt(old.cell)} though no rule removed it",
+                f"{old.name} left the table though no rule removed it",
                 (old.cell,),
                 (old.id,),
             )
@@ -238,7 +239,7 @@ def check_move(
             out.append(
                 _v(
                     Rule.NOT_DISCARDED,
-                    f"{card.name} at {fmt(card.cell)} had no food chain at the start of {active}'s turn and still has none:"
+                    f"{card.name} had no food chain at the start of {words.player(active or '')}'s turn and still has none:"
                     " it goes to the discard pile",
                     (card.cell,),
                     (cid,),
@@ -266,7 +267,7 @@ def _event_cards(catalog: Catalog, events: tuple[PlayedEvent, ...], tb: Table, t
             out.append(
                 _v(
                     Rule.EVENT_TARGET,
-                    f"{ev.name}: {pe.target} is not a species card on the table",
+                    f"{ev.name}: {Words('phylo', {}).name(pe.target)} is not a species card on the table",
                     (),
                     (pe.card, pe.target),
                 )
@@ -277,7 +278,7 @@ def _event_cards(catalog: Catalog, events: tuple[PlayedEvent, ...], tb: Table, t
             out.append(
                 _v(
                     Rule.EVENT_TARGET,
-                    f"{ev.name} on {target.name} at {fmt(target.cell)}: {problem}",
+                    f"{ev.name} on {target.name}: {problem}",
                     (target.cell,),
                     (pe.card, target.id),
                 )
@@ -313,7 +314,7 @@ def _event_cards(catalog: Catalog, events: tuple[PlayedEvent, ...], tb: Table, t
             out.append(
                 _v(
                     Rule.EVENT_NOT_RESOLVED,
-                    f"{ev_name} discards {card.name} at {fmt(card.cell)}, but it is still on the table",
+                    f"{ev_name} discards {card.name}, but it is still on the table",
                     (card.cell,),
                     (vid,),
                 )
@@ -334,7 +335,7 @@ def _turned(tb: Table, ta: Table) -> list[Violation]:
             out.append(
                 _v(
                     Rule.HOME_MOVED,
-                    f"the HOME card at {fmt(old.cell)} never moves, turns or leaves",
+                    "the HOME card never moves, turns or leaves",
                     (old.cell,),
                     (old.id,),
                 )
@@ -343,7 +344,7 @@ def _turned(tb: Table, ta: Table) -> list[Violation]:
             out.append(
                 _v(
                     Rule.CARD_TURNED,
-                    f"{old.name} at {fmt(old.cell)} was turned: a card keeps facing its owner",
+                    f"{old.name} was turned: a card keeps facing its owner",
                     (new.cell,),
                     (old.id,),
                 )
@@ -364,7 +365,7 @@ def _turned(tb: Table, ta: Table) -> list[Violation]:
     return out
 
 
-def _moves(tb: Table, ta: Table, active: str | None) -> tuple[list[Violation], int]:
+def _moves(tb: Table, ta: Table, active: str | None, words: Words) -> tuple[list[Violation], int]:
     """Cards moved this turn: only by their owner, as far as MOVE (or FLIGHT) allows. Returns
     the faults and the actions the moves took."""
     out: list[Violation] = []
@@ -379,7 +380,7 @@ def _moves(tb: Table, ta: Table, active: str | None) -> tuple[list[Violation], i
             out.append(
                 _v(
                     Rule.NOT_YOUR_CARD,
-                    f"{card.name} belongs to {old.owner}: only its owner moves it",
+                    f"{card.name} belongs to {words.player(old.owner)}: only its owner moves it",
                     (old.cell, card.cell),
                     (card.id,),
                 )
@@ -403,7 +404,7 @@ def _moves(tb: Table, ta: Table, active: str | None) -> tuple[list[Violation], i
                 out.append(
                     _v(
                         Rule.MOVE_TOO_FAR,
-                        f"{card.name} went {dist} steps from {fmt(old.cell)} to {fmt(card.cell)}; {kind} {s.move}"
+                        f"{card.name} went {dist} steps; {kind} {s.move}"
                         f" allows at most {s.move * ACTIONS_PER_TURN} in one turn{hint}",
                         (old.cell, card.cell),
                         (card.id,),

@@ -320,5 +320,5 @@ def diagnose(card: TableCard, cards: Mapping[GridCell, TableCard]) -> tuple[Need
         biggest = max(food, key=lambda n: n.species.scale if n.species else 0)
         scale = biggest.species.scale if biggest.species else 0
         return Need.SCALE, f"prey {biggest.name} (scale {scale}) is larger than scale {s.scale}"
-    names = ", ".join(f"{n.name} at {fmt(n.cell)}" for n in sized)
+    names = ", ".join(n.name for n in sized)
     return Need.CHAIN, f"its food ({names}) has no food chain back to a FOODCHAIN#1 card"

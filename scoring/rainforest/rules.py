@@ -6,6 +6,7 @@ import enum
 from collections.abc import Iterable, Iterator
 
 from ..model import BoardState, Cell, ComponentId, Violation
+from ..words import Words, join_and, plural
 from .catalog import Catalog, Colour
 from .jungle import (
     CLEARING_LIMIT,
@@ -51,6 +52,19 @@ def _v(
     return Violation(rule.value, message, cells, area, tuple(ComponentId(c) for c in components))
 
 
+_NAMES = Words("rainforest", {})
+
+
+def _n(component: str) -> str:
+    """A component by its printed name."""
+    return _NAMES.name(component)
+
+
+def _pos(position: int) -> str:
+    """A jungle position in words (the cell ``J3`` is ``jungle position 3``)."""
+    return f"jungle position {position}"
+
+
 def _cell(table: PlayerTable, tile: str) -> tuple[Cell, ...]:
     p = table.position_of(tile)
     if p is not None:
@@ -77,7 +91,7 @@ def slot_violations(table: PlayerTable, catalog: Catalog) -> Iterator[Violation]
             if not rule.accepts(token):
                 yield _v(
                     Rule.SLOT_CONSTRAINT,
-                    f"{token_id} ({token.label}) is in slot {slot} of {tile_id}, which takes only {rule.wanted}",
+                    f"{_n(token_id)} is in slot {slot} of {_n(tile_id)}, which takes only {rule.wanted}",
                     _area_of(table, tile_id),
                     _cell(table, tile_id),
                     (token_id, tile_id),
@@ -91,11 +105,12 @@ def fill_order_violations(table: PlayerTable) -> Iterator[Violation]:
     highest = max(table.jungle)
     gaps = [p for p in range(1, highest) if p not in table.jungle]
     if gaps:
-        names = ", ".join(f"J{p}" for p in gaps)
+        names = join_and(str(p) for p in gaps)
         yield _v(
             Rule.FILL_ORDER,
-            f"jungle position(s) {names} are empty while J{highest} holds a tile: locked tiles fill the"
-            " jungle in the placement order J1, J2, ...",
+            f"jungle {'position' if len(gaps) == 1 else 'positions'} {names} {'is' if len(gaps) == 1 else 'are'}"
+            f" empty while {_pos(highest)} holds a tile: locked tiles fill the jungle in the placement order"
+            " 1, 2, 3 ...",
             f"jungle:{table.player}",
             tuple(f"J{p}" for p in gaps),
             (table.jungle[highest],),
@@ -110,7 +125,8 @@ def completion_violations(table: PlayerTable, catalog: Catalog) -> Iterator[Viol
         if filled < needed:
             yield _v(
                 Rule.LOCKED_INCOMPLETE,
-                f"{tile_id} at J{position} has {filled} of {needed} slots filled: only completed tiles are locked in",
+                f"{_n(tile_id)} at {_pos(position)} has {filled} of {needed} slots filled: only completed tiles are"
+                " locked in",
                 f"jungle:{table.player}",
                 (f"J{position}",),
                 (tile_id,),
@@ -119,7 +135,7 @@ def completion_violations(table: PlayerTable, catalog: Catalog) -> Iterator[Viol
         if len(table.tokens_on.get(tile_id, {})) == len(catalog.tiles[tile_id].slots):
             yield _v(
                 Rule.COMPLETED_NOT_LOCKED,
-                f"{tile_id} in the clearing is complete: a completed tile must be locked into the jungle",
+                f"{_n(tile_id)} in the clearing is complete: a completed tile must be locked into the jungle",
                 f"clearing:{table.player}",
                 _cell(table, tile_id),
                 (tile_id,),
@@ -158,7 +174,7 @@ def protected_area_violations(table: PlayerTable, catalog: Catalog) -> Iterator[
             if position is None:
                 yield _v(
                     Rule.PA_INELIGIBLE,
-                    f"{pa_id} lies on {tile_id} in the clearing: protected areas go on jungle tiles",
+                    f"{_n(pa_id)} lies on {_n(tile_id)} in the clearing: protected areas go on jungle tiles",
                     f"clearing:{table.player}",
                     _cell(table, tile_id),
                     (pa_id, tile_id),
@@ -167,13 +183,14 @@ def protected_area_violations(table: PlayerTable, catalog: Catalog) -> Iterator[
             group = colour_group(jungle, position, pa.colour)
             if len(group) < pa.size:
                 reason = (
-                    f"{tile_id} does not show {pa.colour.value}"
+                    f"{_n(tile_id)} does not show {pa.colour.value}"
                     if not group
-                    else f"its {pa.colour.value} group has {len(group)} connected tile(s)"
+                    else f"its {pa.colour.value} group has {plural(len(group), 'connected tile')}"
                 )
                 yield _v(
                     Rule.PA_INELIGIBLE,
-                    f"{pa_id} needs {pa.size} connected {pa.colour.value} tiles and lies on J{position}: {reason}",
+                    f"{_n(pa_id)} needs {pa.size} connected {pa.colour.value} tiles and lies on {_pos(position)}:"
+                    f" {reason}",
                     f"jungle:{table.player}",
                     (f"J{position}",),
                     (pa_id, tile_id),
@@ -181,7 +198,7 @@ def protected_area_violations(table: PlayerTable, catalog: Catalog) -> Iterator[
         if len(pas) > 1:
             yield _v(
                 Rule.PA_ONE_PER_TILE,
-                f"{tile_id} holds {len(pas)} protected-area tokens ({', '.join(pas)}); a tile holds only one",
+                f"{_n(tile_id)} holds {len(pas)} protected-area tokens ({_NAMES.listing(pas)}); a tile holds only one",
                 _area_of(table, tile_id),
                 _cell(table, tile_id),
                 (tile_id, *pas),
@@ -190,7 +207,7 @@ def protected_area_violations(table: PlayerTable, catalog: Catalog) -> Iterator[
         if len(pas) > 1:
             yield _v(
                 Rule.PA_COLOUR_TWICE,
-                f"{table.player} holds {len(pas)} {colour.value} protected areas ({', '.join(sorted(pas))});"
+                f"this jungle holds {len(pas)} {colour.value} protected areas ({_NAMES.listing(sorted(pas))});"
                 " a player has one protected area of each colour",
                 f"jungle:{table.player}",
                 (),
@@ -209,7 +226,8 @@ def diversity_violations(table: PlayerTable, catalog: Catalog) -> Iterator[Viola
             colours = sorted({c.value for t in jungle.values() for c in t.colours})
             yield _v(
                 Rule.DIVERSITY_INELIGIBLE,
-                f"{d} needs all five colours in the jungle; it shows {len(colours)} ({', '.join(colours) or 'none'})",
+                f"{_n(d)} needs all five colours in the jungle; it shows {len(colours)}"
+                f" ({join_and(colours) or 'none'})",
                 area,
                 _cell(table, tile_id),
                 (d, tile_id),
@@ -218,8 +236,8 @@ def diversity_violations(table: PlayerTable, catalog: Catalog) -> Iterator[Viola
     if not held:
         yield _v(
             Rule.DIVERSITY_MISSING,
-            f"the jungle shows all five colours since J{fifth}: take a diversity token and put it on"
-            f" {table.jungle[fifth]}",
+            f"the jungle shows all five colours since {_pos(fifth)}: take a diversity token and put it on"
+            f" {_n(table.jungle[fifth])}",
             area,
             (f"J{fifth}",),
             (table.jungle[fifth],),
@@ -229,7 +247,7 @@ def diversity_violations(table: PlayerTable, catalog: Catalog) -> Iterator[Viola
     for extra_tile, extra in held[1:]:
         yield _v(
             Rule.DIVERSITY_INELIGIBLE,
-            f"{table.player} holds more than one diversity token ({extra} is a second one)",
+            f"this jungle holds more than one diversity token (the one on {_n(extra_tile)} is a second one)",
             area,
             _cell(table, extra_tile),
             (extra, extra_tile),
@@ -238,8 +256,8 @@ def diversity_violations(table: PlayerTable, catalog: Catalog) -> Iterator[Viola
     if table.position_of(tile_id) != fifth:
         yield _v(
             Rule.DIVERSITY_MISPLACED,
-            f"{d} lies on {table.where(tile_id)}; the fifth colour came with J{fifth} {table.jungle[fifth]},"
-            " so it belongs there",
+            f"{_n(d)} lies on {_n(tile_id)}; the fifth colour came with {_n(table.jungle[fifth])} at"
+            f" {_pos(fifth)}, so it belongs there",
             area,
             (f"J{fifth}", *_cell(table, tile_id)),
             (d, tile_id, table.jungle[fifth]),
@@ -269,7 +287,7 @@ def moved_violations(before: PlayerTable, after: PlayerTable) -> Iterator[Violat
             if now.get(slot) != token:
                 yield _v(
                     Rule.TOKEN_MOVED,
-                    f"{token} lay in slot {slot} of {tile_id} and is no longer there:"
+                    f"{_n(token)} lay in slot {slot} of {_n(tile_id)} and is no longer there:"
                     " placed tokens stay for the rest of the game",
                     _area_of(before, tile_id),
                     _cell(before, tile_id),
@@ -281,7 +299,7 @@ def moved_violations(before: PlayerTable, after: PlayerTable) -> Iterator[Violat
                 if token not in after.protected_on.get(tile_id, ()) + after.diversity_on.get(tile_id, ()):
                     yield _v(
                         Rule.TOKEN_MOVED,
-                        f"{token} lay on {tile_id} and is no longer there: bonus tokens stay where they were put",
+                        f"{_n(token)} lay on {_n(tile_id)} and is no longer there: bonus tokens stay where they were put",
                         _area_of(before, tile_id),
                         _cell(before, tile_id),
                         (token, tile_id),
@@ -290,7 +308,7 @@ def moved_violations(before: PlayerTable, after: PlayerTable) -> Iterator[Violat
         if after.jungle.get(position) != tile_id:
             yield _v(
                 Rule.TILE_MOVED,
-                f"{tile_id} was locked at J{position} and is no longer there: locked tiles never move",
+                f"{_n(tile_id)} was locked at {_pos(position)} and is no longer there: locked tiles never move",
                 f"jungle:{before.player}",
                 (f"J{position}",),
                 (tile_id,),
@@ -300,7 +318,7 @@ def moved_violations(before: PlayerTable, after: PlayerTable) -> Iterator[Violat
         if tile_id not in kept:
             yield _v(
                 Rule.TILE_MOVED,
-                f"{tile_id} left the clearing without being locked into the jungle",
+                f"{_n(tile_id)} left the clearing without being locked into the jungle",
                 f"clearing:{before.player}",
                 (),
                 (tile_id,),
@@ -324,7 +342,7 @@ def declined_violations(
             if both_free and group >= 3:
                 yield _v(
                     Rule.PA_DECLINED,
-                    f"{pa_id} was taken late: the jungle already had {group} connected {pa.colour.value} tiles"
+                    f"{_n(pa_id)} was taken late: the jungle already had {group} connected {pa.colour.value} tiles"
                     " before this turn, so the 3-tile token was declined then, and that choice is final",
                     f"jungle:{after.player}",
                     (),
@@ -367,7 +385,7 @@ def turn_violations(
     if len(new_tiles) > 1:
         yield _v(
             Rule.ONE_TILE_PER_TURN,
-            f"{after.player} gained {len(new_tiles)} tiles ({', '.join(new_tiles)}) in one turn; a turn takes one",
+            f"{len(new_tiles)} tiles were taken in one turn ({_NAMES.listing(new_tiles)}); a turn takes one",
             area,
             (),
             tuple(new_tiles),
@@ -397,7 +415,7 @@ def turn_violations(
     if others and not (emptied and len(others) == 1):
         yield _v(
             Rule.TAKE_ONE_KIND,
-            f"tokens came from several zones ({', '.join(sorted(f'zone {z}' for z in by_zone))}); a turn takes"
+            f"tokens came from several zones ({join_and(sorted(f'zone {z}' for z in by_zone))}); a turn takes"
             " tokens from one zone (plus one exchanged token after emptying it)",
             area,
             (),
@@ -409,7 +427,7 @@ def turn_violations(
     if len(colours) > 1 and len(species) > 1:
         yield _v(
             Rule.TAKE_ONE_KIND,
-            f"the tokens taken from zone {main} ({', '.join(t.label for t in picked)}) share neither a colour"
+            f"the tokens taken from zone {main} ({join_and(t.label for t in picked)}) share neither a colour"
             " nor a species",
             area,
             (),
@@ -439,7 +457,7 @@ def turn_violations(
             rest = sorted(min(left_behind, key=len))
             yield _v(
                 Rule.TAKE_ALL,
-                f"zone {main} still holds {', '.join(rest)} of the kind taken: a turn takes all tokens of the"
+                f"zone {main} still holds {_NAMES.listing(rest)} of the kind taken: a turn takes all tokens of the"
                 " chosen colour or species",
                 f"zone:{main}",
                 (),
@@ -459,7 +477,7 @@ def _tiles_from_another_zone(
         if source is not None and source != main:
             yield _v(
                 Rule.TAKE_SAME_ZONE,
-                f"{tile_id} came from zone {source} but the tokens from zone {main}:"
+                f"{_n(tile_id)} came from zone {source} but the tokens from zone {main}:"
                 " tile and tokens come from the same zone",
                 area,
                 (),

@@ -331,10 +331,10 @@ def test_violation_messages_name_the_tokens() -> None:
     by_code = {v.code: v for v in GAME.violations(before, after)}
     order = by_code[Rule.ORDER_CHANGED.value]
     assert order.area == "planet:red"
-    assert "OCEAN-01 FOREST-01 DESERT-01" in order.message
-    assert "OCEAN-01 DESERT-01 FOREST-01" in order.message
+    assert order.components == ("OCEAN-01", "DESERT-01", "FOREST-01") and order.cells == ("P1", "P3", "P4")
+    assert "ocean, forest, desert to ocean, desert, forest" in order.message  # the terrains, not the ids
     missing = by_code[Rule.PATTERN_MISSING.value]
-    assert missing.components == ("B19",) and "F O F" in missing.message
+    assert missing.components == ("B19",) and missing.message.startswith("Mangrove needs forest, ocean, forest")
 
 
 def test_players_changed() -> None:

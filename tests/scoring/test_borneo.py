@@ -334,7 +334,7 @@ def test_evidence_texts() -> None:
     [v] = GAME.violations(GAME.load_state(case["before"]), GAME.load_state(case["after"]))
     assert v.code == Rule.HABITAT_UNMET.value
     assert v.message == (
-        "Rhinoceros Hornbill (HORNBILL-1) needs broad leaf 1, hibiscus 2; tiles T31 give fern 1, hibiscus 1,"
+        "Rhinoceros Hornbill needs broad leaf 1, hibiscus 2; Plant tile T31 gives fern 1, hibiscus 1,"
         " mango 1: missing broad leaf 1, hibiscus 1"
     )
     assert v.components == ("HORNBILL-1", "T31")

@@ -259,7 +259,8 @@ def test_violation_names_card_cell_and_reason() -> None:
     after = GAME.load_state(state(card("DOUGFIR", 1, 0), card("MULEDEER", 2, 0), card("HORNEDOWL", 3, 0)))
     (v,) = GAME.violations(before, after)
     assert v.code == Rule.PREY_TOO_LARGE.value
-    assert v.message == "Great Horned Owl played at (3,0): prey Mule Deer (scale 7) is larger than scale 6"
+    assert v.message == "Great Horned Owl played: prey Mule Deer (scale 7) is larger than scale 6"
+    assert v.components == ("HORNEDOWL",) and v.cells == ((3, 0),)
     assert v.cells == ((3, 0),) and v.components == ("HORNEDOWL",) and v.area == "table"
 
 

@@ -218,7 +218,7 @@ def test_registry_and_packaged_states() -> None:
     found = GAME.violations(before, after)
     assert {v.code for v in found} == {"rainforest/slot_constraint", "rainforest/take_all"}
     slot = next(v for v in found if v.code == "rainforest/slot_constraint")
-    assert slot.message == "FROG-Y1 (yellow frog) is in slot 3 of TILE-R10, which takes only a blue token"
+    assert slot.message == "Frog (yellow) #1 is in slot 3 of Jungle tile R10, which takes only a blue token"
     assert slot.cells == ("C1",) and slot.area == "clearing:ana"
     assert slot.components == ("FROG-Y1", "TILE-R10")
 
@@ -234,7 +234,7 @@ def test_fill_order_names_the_gap() -> None:
     case = _case("move_fill_order_gap")
     (v,) = GAME.violations(GAME.load_state(case["before"]), GAME.load_state(case["after"]))
     assert v.cells == ("J3",) and v.components == ("TILE-R10",)
-    assert "J3 are empty while J4 holds a tile" in v.message
+    assert "jungle position 3 is empty while jungle position 4 holds a tile" in v.message
 
 
 def test_violations_report_every_fault_at_once() -> None:
@@ -254,7 +254,7 @@ def test_a_clearing_tile_leaves_only_for_the_jungle() -> None:
     after["placements"] = [p for p in after["placements"] if p["component"] != "TILE-Y04"]
     found = GAME.violations(GAME.load_state(case["before"]), GAME.load_state(after))
     assert [(v.code, v.message) for v in found] == [
-        ("rainforest/tile_moved", "TILE-Y04 left the clearing without being locked into the jungle")
+        ("rainforest/tile_moved", "Jungle tile Y04 left the clearing without being locked into the jungle")
     ]
 
 
