@@ -31,10 +31,17 @@ class CatalogError(ScoringError):
 class StateError(ScoringError):
     """A board state is malformed or inconsistent (names the offending entry)."""
 
-    def __init__(self, message: str, *, placement: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, placement: int | None = None, component: str | None = None, reason: str | None = None
+    ) -> None:
         super().__init__(message)
         self.placement = placement
         """Index in the state's ``placements`` of the placement refused, when one is to blame."""
+        self.component = component
+        """The component of that placement (its catalog id), when one is to blame."""
+        self.reason = message if reason is None else reason
+        """Why, in words a player reads without the state file: no index, no ids (``scoring.words``
+        puts the component's name in front of it)."""
 
 
 class UnknownGameError(ScoringError):
@@ -172,9 +179,10 @@ class PlacementAt:
     def __str__(self) -> str:
         return f"placements[{self.index}] ({self.component})"
 
-    def refused(self, problem: str) -> StateError:
-        """The error refusing this placement, for ``raise``."""
-        return StateError(f"{self}: {problem}", placement=self.index)
+    def refused(self, problem: str, *, said: str | None = None) -> StateError:
+        """The error refusing this placement, for ``raise``; ``said`` is the problem in players'
+        words where ``problem`` names ids or other entries of the file."""
+        return StateError(f"{self}: {problem}", placement=self.index, component=self.component, reason=said or problem)
 
 
 @dataclass(frozen=True, slots=True)

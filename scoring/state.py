@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
+from .words import Words
 from .model import (
     STATE_FORMAT,
     BoardState,
@@ -204,10 +205,11 @@ def parse_state(
             raise StateError(str(exc), placement=i) from None
         where = PlacementAt(i, p.component)
         if p.component not in known:
-            raise where.refused(f"unknown component {p.component!r} for {game}")
+            raise where.refused(f"unknown component {p.component!r} for {game}", said="not a piece of this game")
         if p.component in first_seen:
             raise where.refused(
-                f"the same component appears twice (also placements[{first_seen[p.component]}])"
+                f"the same component appears twice (also placements[{first_seen[p.component]}])",
+                said="the same piece is on the table twice",
             )
         first_seen[p.component] = i
         key: tuple[Any, ...] | None = None
@@ -220,7 +222,10 @@ def parse_state(
             if key in occupied:
                 j = occupied[key]
                 place = f"slot {p.slot} of {p.on}" if p.on else f"cell {cell_to_json(p.cell)} of {p.area}"
-                raise where.refused(f"{place} already holds {placements[j].component} (placements[{j}])")
+                raise where.refused(
+                    f"{place} already holds {placements[j].component} (placements[{j}])",
+                    said=f"it lies where {Words(game, {}).name(placements[j].component)} lies; one piece fits there",
+                )
             occupied[key] = i
         if check_place is not None:
             problem = check_place(p)
@@ -229,7 +234,10 @@ def parse_state(
         placements.append(p)
     for i, p in enumerate(placements):
         if p.on is not None and p.on not in first_seen:
-            raise PlacementAt(i, p.component).refused(f"lies on {p.on!r}, which is not on the table")
+            raise PlacementAt(i, p.component).refused(
+                f"lies on {p.on!r}, which is not on the table",
+                said=f"it lies on {Words(game, {}).name(p.on)}, which is not on the table",
+            )
 
     raw_unknown = doc.get("unknown", [])
     if not isinstance(raw_unknown, list):

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from .model import BoardState, parse_area
+from .model import BoardState, StateError, UnknownGameError, parse_area
 from .score_pad import score_pad
 
 
@@ -35,7 +35,10 @@ def plural(n: int, one: str, many: str | None = None) -> str:
 def _names(game_id: str) -> tuple[dict[str, str], frozenset[str]]:
     from .registry import find_game  # the registry imports every game, which import this module
 
-    components = find_game(game_id).components()
+    try:
+        components = find_game(game_id).components()
+    except UnknownGameError:  # a state of no supported game is refused before anything is named
+        return {}, frozenset()
     counts = Counter(c.name for c in components)
     return {c.id: c.name for c in components}, frozenset(n for n, k in counts.items() if k > 1)
 
@@ -92,3 +95,9 @@ class Words:
             return "beside the board"
         prep = dict(score_pad(self.game).prepositions).get(parse_area(area).kind, "in")
         return f"{prep} {self.area(area)}"
+
+    def refusal(self, error: StateError) -> str:
+        """A refused state in players' words: ``Zebra: it lies where Badger lies``."""
+        if error.component is None:
+            return error.reason
+        return f"{self.name(error.component)}: {error.reason}"

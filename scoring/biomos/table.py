@@ -17,6 +17,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..words import Words
 from ..model import BoardState, Placement, PlacementAt, PlayerId, StateError, parse_area
 from .catalog import (
     BiomeCard,
@@ -172,7 +173,8 @@ def read_table(cat: Catalog, state: BoardState) -> Table:
             face = cat.face(p.component)
             if face is not None:
                 if pid in faces:
-                    raise where.refused(f"{p.area} already shows planet board side {faces[pid].id}")
+                    raise where.refused(f"{p.area} already shows planet board side {faces[pid].id}",
+                                        said=f"a planet board is there already ({Words('biomos', {}).name(faces[pid].id)})")
                 faces[pid] = face
             elif token is not None and isinstance(p.cell, str):
                 tokens[pid][p.cell] = token
@@ -203,7 +205,9 @@ def read_table(cat: Catalog, state: BoardState) -> Table:
         elif p.on in hole_biomes:
             hole_biomes[p.on].append(token)
         else:
-            raise where.refused(f"lies on {p.on!r}, which is neither the Black Hole nor one of its biomes")
+            raise where.refused(f"lies on {p.on!r}, which is neither the Black Hole nor one of its biomes",
+                                said=f"it lies on {Words('biomos', {}).name(p.on)}, which is neither the Black Hole"
+                                " nor one of its biomes")
 
     _check_boards(players, faces)
     side = next(iter(faces.values())).side if faces else Side.DISCOVERY

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..game import BaseGame
+from ..words import Words
 from ..model import (
     BoardState,
     Component,
@@ -247,9 +248,13 @@ class BorneoGame(BaseGame):
             raise where.refused(f"only secondary and apex animals are stacked on prey")
         below = state.placement_of(p.on or "")
         if below is None or below.area != p.area:
-            raise where.refused(f"lies on {p.on}, which is not among the same player's earned cards")
+            raise where.refused(f"lies on {p.on}, which is not among the same player's earned cards",
+                                said=f"it lies on {Words(self.id, {}).name(p.on)}, which is not among the same"
+                                " player's earned cards")
         if below.component not in cat.animals:
-            raise where.refused(f"lies on {p.on}, which is not an animal (plant cards are never prey)")
+            raise where.refused(f"lies on {p.on}, which is not an animal (plant cards are never prey)",
+                                said=f"it lies on {Words(self.id, {}).name(p.on)}, which is not an animal"
+                                " (plant cards are never prey)")
 
     def _check_cycles(self, state: BoardState) -> None:
         on = {p.component: p.on for p in state.placements if p.on is not None}

@@ -247,7 +247,10 @@ class HabitatsGame(BaseGame):
             if p.on is not None:
                 base = state.placement_of(p.on)
                 if base is None or base.area != TRACK or base.cell != p.cell:
-                    raise PlacementAt(i, p.component).refused(f"a stacked score marker lies on the same track space as {p.on}")
+                    raise PlacementAt(i, p.component).refused(
+                        f"a stacked score marker lies on the same track space as {p.on}",
+                        said=f"a stacked score marker lies on the same track space as {Words(self.id, {}).name(p.on)}",
+                    )
         for player in state.players:
             self._check_park(state, player.id)
         self._check_market(state)

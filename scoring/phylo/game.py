@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..game import BaseGame
+from ..words import Words
 from ..model import (
     BoardState,
     Component,
@@ -181,7 +182,9 @@ class PhyloGame(BaseGame):
                     or target.area != TABLE
                     or self.catalog.kind_of(p.on) is not CardKind.SPECIES
                 ):
-                    raise where.refused(f"lies on {p.on!r}, which is not a species card on the table")
+                    raise where.refused(f"lies on {p.on!r}, which is not a species card on the table",
+                                        said=f"it lies on {Words(self.id, {}).name(p.on)}, which is not a species"
+                                        " card on the table")
                 if p.cell is not None and p.cell != target.cell:
                     raise where.refused(f"cell {list(p.cell) if isinstance(p.cell, tuple) else p.cell} differs from its target's cell"
                     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from ..game import BaseGame
+from ..words import Words
 from ..model import (
     Anchor,
     BoardState,
@@ -306,7 +307,8 @@ class RainforestGame(BaseGame):
             if p.on is not None:
                 tile = state.placement_of(p.on)
                 if tile is not None and tile.area != p.area:
-                    raise where.refused(f"lies on {p.on}, which is in {tile.area!r}, not {p.area!r}")
+                    raise where.refused(f"lies on {p.on}, which is in {tile.area!r}, not {p.area!r}",
+                                        said=f"it lies on {Words(self.id, {}).name(p.on)}, which lies elsewhere")
             if p.component in c.boards and area is not None and area.owner is not None:
                 boards.setdefault(area.owner, []).append(p.component)
         for player in state.players:
