@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from scoring import find_game
 from scoring.model import BoardState, StateError, UnknownPlace
 from scoring.state import state_to_json
+from scoring.words import Words
 
 from .layouts import Placed
 from .problems import Problem, ProblemCode
@@ -39,13 +40,14 @@ def admit(state: BoardState, placed: Sequence[Placed]) -> Admission:
             return Admission(current, tuple(kept), tuple(problems))
         except StateError as exc:
             if exc.placement is None or exc.placement >= len(kept):
-                problems.append(Problem(ProblemCode.STATE_REFUSED, f"the rules refuse this reading: {exc}"))
+                said = Words.of(state.game, state).refusal(exc)
+                problems.append(Problem(ProblemCode.STATE_REFUSED, f"the rules refuse this reading: {said}"))
                 return Admission(BoardState(state.game, state.players, (), state.options, state.extras, ()), (), tuple(problems))
             bad = kept.pop(exc.placement)
             problems.append(
                 Problem(
                     ProblemCode.REFUSED_PLACEMENT,
-                    f"{bad.placement.component} left out: {exc}",
+                    f"{Words.of(state.game, state).name(bad.placement.component)} left out: {exc.reason}",
                     (bad.placement.component,),
                     (bad.located.image_centre,),
                 )
