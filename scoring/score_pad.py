@@ -40,6 +40,19 @@ class ScorePad:
     """(area kind, words): what players call each kind of area ("park", "planet board")."""
     prepositions: tuple[tuple[str, str], ...] = ()
     """(area kind, preposition) where a piece is not "in" that area: "on" a board, "among" cards."""
+    spaces: tuple[tuple[str, str], ...] = ()
+    """(space name or its letters, words): how players say a cell (``P`` -> ``space {n}`` says
+    ``P3`` as ``space 3``; ``MOON`` -> ``the Moon``)."""
+
+    def space(self, name: str) -> str:
+        """A named space of a board in words (the name itself where the pad has no words for it)."""
+        words = dict(self.spaces)
+        if name in words:
+            return words[name]
+        letters, number = name.rstrip("0123456789"), name[len(name.rstrip("0123456789")):]
+        if number and letters in words:
+            return words[letters].format(n=int(number))
+        return name
 
     def label(self, rule: str) -> str:
         """The rulebook's words for a rule key; an unknown key in plain words as a fallback."""
@@ -82,6 +95,10 @@ def score_pad(game_id: str) -> ScorePad:
         raise CatalogError(
             f"{game_id}/score_pad.toml: [prepositions] maps area kinds to one of {', '.join(PREPOSITIONS)}"
         )
+    spaces = doc.get("spaces", {})
+    if not isinstance(spaces, dict) or not all(isinstance(v, str) for v in spaces.values()):
+        raise CatalogError(f"{game_id}/score_pad.toml: [spaces] maps space names or their letters to words")
     return ScorePad(
-        game_id, tuple(categories), tuple(neutral.items()), tuple(areas.items()), tuple(preps.items())
+        game_id, tuple(categories), tuple(neutral.items()), tuple(areas.items()), tuple(preps.items()),
+        tuple(spaces.items()),
     )

@@ -89,6 +89,10 @@ class Words:
             return self.name(aid.owner)
         return f"the {words}"
 
+    def space(self, name: str) -> str:
+        """A named space or slot as players say it: ``space 3``, ``the centre slot``, ``jungle position 3``."""
+        return score_pad(self.game).space(name)
+
     def where(self, area: str | None) -> str:
         """``in Ana's park``, ``on Canopy Layer 1``, ``among Ana's earned cards``."""
         if not area:

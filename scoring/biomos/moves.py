@@ -77,12 +77,8 @@ def _name(component: str) -> str:
 
 
 def _space(space: str) -> str:
-    """A planet space as the board shows it: ``space 3``, ``recess 1``, ``the Moon``."""
-    if space == MOON:
-        return "the Moon"
-    if space in RECESSES:
-        return f"recess {space[1:]}"
-    return f"space {space[1:]}"
+    """A planet space as players say it (the pad's words): ``space 3``, ``recess 1``, ``the Moon``."""
+    return _NAMES.space(space)
 
 
 def _pattern(pattern: Sequence[PatternSymbol]) -> str:

@@ -279,14 +279,9 @@ class _Move:
                      components=[card.id, prey_id])
 
 
-#: The slots of a platform as the compass names them (the centre slot is ``C``).
-_COMPASS = {"C": "centre", "N": "north", "NE": "north-east", "E": "east", "SE": "south-east", "S": "south",
-            "SW": "south-west", "W": "west", "NW": "north-west"}
-
-
 def _slot(cell: Any) -> str:
-    """A platform slot in words: ``the centre slot``, ``the south-east slot``."""
-    return f"the {_COMPASS.get(str(cell), str(cell))} slot"
+    """A platform slot as players say it (the pad's words): ``the centre slot``, ``the south-east slot``."""
+    return Words("borneo", {}).space(str(cell))
 
 
 def _where(p: Placement | None) -> tuple[Any, ...] | None:

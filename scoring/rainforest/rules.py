@@ -61,8 +61,8 @@ def _n(component: str) -> str:
 
 
 def _pos(position: int) -> str:
-    """A jungle position in words (the cell ``J3`` is ``jungle position 3``)."""
-    return f"jungle position {position}"
+    """A jungle position as players say it (the pad's words for the cell ``J3``)."""
+    return _NAMES.space(f"J{position}")
 
 
 def _cell(table: PlayerTable, tile: str) -> tuple[Cell, ...]:
