@@ -471,8 +471,8 @@ def _disputed(
                     Disagreement(
                         (s.component.id, t.component.id),
                         (s.detections[0], t.detections[0]),
-                        f"the {own.value} reads {s.component.id} but the {other.value}"
-                        f" on the same face reads {t.component.id}",
+                        f"the {own.value} reads {s.component.name} but the {other.value}"
+                        f" on the same face reads {t.component.name}",
                     )
                 )
         for k, f in enumerate(foreign):
@@ -486,7 +486,7 @@ def _disputed(
                     Disagreement(
                         (s.component.id, f.text),
                         (s.detections[0], f.detection),
-                        f"the {own.value} reads {s.component.id} but the {other.value}"
+                        f"the {own.value} reads {s.component.name} but the {other.value}"
                         f" on the same face is {f.text!r} ({f.reason})",
                     )
                 )
@@ -583,13 +583,13 @@ def _tags_of_another_game(
             k, f = hit
             used_foreign.add(k)
             message = (
-                f"the tag reads {s.component.id} of {catalog.game}, but it lies on a component of"
+                f"the tag reads {s.component.name} of {catalog.game}, but it lies on a component of"
                 f" another game whose code reads {f.text!r}"
             )
             out.append(Disagreement((s.component.id, f.text), (s.detections[0], f.detection), message))
         else:
             message = (
-                f"the tag reads {s.component.id} of {catalog.game}, but this table shows codes of"
+                f"the tag reads {s.component.name} of {catalog.game}, but this table shows codes of"
                 " other games and none of this one: is the right game chosen?"
             )
             out.append(Disagreement((s.component.id,), (s.detections[0],), message))

@@ -105,7 +105,7 @@ def locate(
             problems.append(
                 Problem(
                     ProblemCode.MAYBE_OTHER_GAME,
-                    f"a tag alone reads {s.component.id}, but another game prints that tag too and it is"
+                    f"a tag alone reads {s.component.name}, but another game prints that tag too and it is"
                     " not this game's size: could be another game's piece; turn it so its QR code faces"
                     " the camera",
                     (s.component.id,),
@@ -116,7 +116,7 @@ def locate(
         problems.append(
             Problem(
                 ProblemCode.OFF_PLANE,
-                f"{s.component.id} does not lie flat on the table (held, tilted or stacked);"
+                f"{s.component.name} does not lie flat on the table (held, tilted or stacked);"
                 " it is not placed",
                 (s.component.id,),
                 ((float(centre[0]), float(centre[1])),),

@@ -62,7 +62,7 @@ def test_an_unread_token_on_the_black_hole_is_looked_at_again_and_is_an_unknown_
     assert math.dist(tokens[0].centre_mm, unread) < 10.0
     assert result.unknown == (UnknownPlace("blackhole"),)
     problem = next(p for p in result.problems if p.code == "layout/unread_token")
-    assert "BLACKHOLE-20" in problem.message and problem.image_points
+    assert "Black Hole (discovery)" in problem.message and problem.image_points
     # The token that was read is placed, and nothing is looked for over it.
     got = {p.placement.component: p.placement for p in result.placed}
     assert got["GLACIER-01"] == Placement("GLACIER-01", "blackhole", on="BLACKHOLE-20")  # type: ignore[arg-type]

@@ -212,7 +212,7 @@ def test_a_face_down_biome_card_is_an_unknown_biome_of_its_player(face_down) -> 
     _, scene, rec = face_down
     assert rec.state.unknown == canonical(scene.truth).unknown == (UnknownPlace("biomes:red"),)
     (problem,) = [p for p in rec.problems if p.code == "layout/face_down"]
-    assert "PLANET1-D" in problem.message and problem.components == ()
+    assert "Planet board 1 (discovery)" in problem.message and problem.components == ()
     assert np.linalg.norm(np.array(problem.image_points[0]) - scene.image_centres["B19"]) < 12.0
     # The sheet counts what was seen (42 without the Mangrove's 5) and says it is incomplete.
     sheet = GAME.score_sheet(rec.state)
@@ -242,5 +242,5 @@ def test_face_down_cards_beside_a_planet_in_the_middle_and_loose() -> None:
     found = [p for p in result.problems if p.code == "layout/face_down"]
     assert len(found) == 4  # beside the planet, below the Black Hole, loose, unplaceable; the deck is no problem
     assert all(p.components == () for p in found)
-    assert "beside PLANET1-D" in found[0].message and "below BLACKHOLE-20" in found[1].message
+    assert "beside Planet board 1 (discovery)" in found[0].message and "below Black Hole (discovery)" in found[1].message
     assert [p.placement.component for p in result.placed] == ["PLANET1-D", "BLACKHOLE-20"]

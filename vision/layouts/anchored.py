@@ -199,7 +199,7 @@ def seen_players(players: Sequence[Player], by_owner: dict[str, Player], what: s
     present = {p.id for p in by_owner.values()}
     kept = tuple(p for p in players if p.id in present)
     problems = [
-        Problem(ProblemCode.PLAYER_NOT_IN_VIEW, f"no {what} of {p.name} ({p.id}) is in view; that player is left out of this reading")
+        Problem(ProblemCode.PLAYER_NOT_IN_VIEW, f"no {what} of {p.name or p.id} is in view; that player is left out of this reading")
         for p in players
         if p.id not in present
     ]

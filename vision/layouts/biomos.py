@@ -46,6 +46,7 @@ import numpy as np
 from scoring import find_game
 from scoring.biomos.table import Area
 from scoring.model import BoardState, Component, Placement, Player, UnknownPlace
+from scoring.words import Words
 
 from ..identify import FaceDown
 from ..problems import ProblemCode
@@ -123,6 +124,9 @@ CARD_PITCH_MM = 26.0
 CARD_PROBE_MM = 11.0
 #: Busy places closer than this (a fraction of the face's short side) are one face.
 ONE_FACE = 0.85
+
+#: How problems name components and spaces: printed names and the pad's words.
+_W = Words("biomos", {})
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -266,11 +270,11 @@ def _face_down_card(
     near, dist = _keeper(owned, hole, fd.centre_mm)
     if near is not None and dist <= CLAIM_MM:
         if near is hole:
-            message = f"a face-down biome card lies below {near.component.id}: which biome it is cannot be read; the Black Hole's score lacks it until it is turned face up"
+            message = f"a face-down biome card lies below {near.component.name}: which biome it is cannot be read; the Black Hole's score lacks it until it is turned face up"
             return BLACKHOLE, Problem(ProblemCode.FACE_DOWN, message, (), point)
         player = by_board[near.component.id]
         message = (
-            f"a face-down biome card lies beside {near.component.id} ({player.name or player.id}): which biome it is"
+            f"a face-down biome card lies beside {near.component.name}, {player.name or player.id}'s planet: which biome it is"
             " cannot be read; that player's score lacks it until it is turned face up"
         )
         return BIOMES + player.id, Problem(ProblemCode.FACE_DOWN, message, (), point)
@@ -292,7 +296,7 @@ def read(view: TableView) -> LayoutResult:
     owned = [b for b in boards if b.component.id in by_board]
     for b in boards:
         if b.component.id not in by_board:
-            problems.append(Problem(ProblemCode.BOARD_OF_NOBODY, f"{b.component.id} belongs to no player of this game; its tokens are not placed", (b.component.id,), (b.image_centre,)))
+            problems.append(Problem(ProblemCode.BOARD_OF_NOBODY, f"{b.component.name} belongs to no player of this game; its tokens are not placed", (b.component.id,), (b.image_centre,)))
             continue
         placed.append(Placed(Placement(b.component.id, PLANET + by_board[b.component.id].id), b))
     hole = next(iter(view.of_kind("blackhole")), None)
@@ -320,7 +324,7 @@ def _cards(view: TableView, draft: Draft, owned: list[Located], hole: Located | 
             if _in_the_middle(owned, card.centre_mm):
                 offer.append(card)
             else:
-                problems.append(Problem(ProblemCode.UNPLACED, f"{card.component.id} lies neither beside a planet nor in the middle of the table; not placed", (card.component.id,), (card.image_centre,)))
+                problems.append(Problem(ProblemCode.UNPLACED, f"{card.component.name} lies neither beside a planet nor in the middle of the table; not placed", (card.component.id,), (card.image_centre,)))
         elif near is hole:
             claimed_by_hole.append(card)
             placed.append(Placed(Placement(card.component.id, BLACKHOLE), card))
@@ -351,10 +355,10 @@ def _tokens(view: TableView, draft: Draft, owned: list[Located], hole: Located |
             area = PLANET + by_board[board.component.id].id
             hit = space_hit(board, xy)
             if hit is None:
-                problems.append(Problem(ProblemCode.OFF_SPACE, f"{token.component.id} lies on {board.component.id} but on none of its spaces; not placed", (token.component.id,), (token.image_centre,)))
+                problems.append(Problem(ProblemCode.OFF_SPACE, f"{token.component.name} lies on {board.component.name} but on none of its spaces; not placed", (token.component.id,), (token.image_centre,)))
                 continue
             if hit.offset > SPACE_TRUST:
-                problems.append(Problem(ProblemCode.BETWEEN_SPACES, f"{token.component.id} lies on the border of space {hit.space.name}; not placed", (token.component.id,), (token.image_centre,)))
+                problems.append(Problem(ProblemCode.BETWEEN_SPACES, f"{token.component.name} lies on the border of {_W.space(hit.space.name)}; not placed", (token.component.id,), (token.image_centre,)))
                 continue
             fits.append(1.0 - max(0.0, hit.offset - 0.4))
             placed.append(Placed(Placement(token.component.id, area, hit.space.name), token))
@@ -367,14 +371,14 @@ def _tokens(view: TableView, draft: Draft, owned: list[Located], hole: Located |
             placed.append(Placed(Placement(token.component.id, BLACKHOLE, None, 0, True, card.component.id), token))
             continue
         if holder(view.of_kind("card"), xy) is not None:
-            problems.append(Problem(ProblemCode.TOKEN_ON_CARD, f"{token.component.id} lies on a biome card; not placed", (token.component.id,), (token.image_centre,)))
+            problems.append(Problem(ProblemCode.TOKEN_ON_CARD, f"{token.component.name} lies on a biome card; not placed", (token.component.id,), (token.image_centre,)))
             continue
         near, dist = nearest(owned, xy)
         if near is not None and dist <= OFF_BOARD_MM:
-            problems.append(Problem(ProblemCode.OFF_BOARD, f"{token.component.id} lies just off {near.component.id} (slid off the planet?); not placed", (token.component.id,), (token.image_centre,)))
+            problems.append(Problem(ProblemCode.OFF_BOARD, f"{token.component.name} lies just off {near.component.name} (slid off the planet?); not placed", (token.component.id,), (token.image_centre,)))
             continue
         if not _in_the_middle(owned, token.centre_mm):
-            problems.append(Problem(ProblemCode.UNPLACED, f"{token.component.id} lies on no planet and not in the middle of the table; not placed", (token.component.id,), (token.image_centre,)))
+            problems.append(Problem(ProblemCode.UNPLACED, f"{token.component.name} lies on no planet and not in the middle of the table; not placed", (token.component.id,), (token.image_centre,)))
             continue
         centre.append(token)
     for token in along(centre, axis):
@@ -402,7 +406,7 @@ def _unread(view: TableView, draft: Draft, owned: list[Located], hole: Located |
         if hit is not None and (area, hit.space.name) not in taken:
             taken.add((area, hit.space.name))
             unknown.append(UnknownPlace(area, hit.space.name))
-            problems.append(Problem(ProblemCode.UNREADABLE, f"the token on {hit.space.name} of {board.component.id} could not be read", (), (u.image_centre,)))
+            problems.append(Problem(ProblemCode.UNREADABLE, f"the token on {_W.space(hit.space.name)} of {board.component.name} could not be read", (), (u.image_centre,)))
     # Spaces that look as busy as a printed tag hold a token that did not even show as a quad.
     spots = [
         Spot(board, s.x_mm, s.y_mm, (PLANET + by_board[board.component.id].id, s.name))
@@ -413,7 +417,7 @@ def _unread(view: TableView, draft: Draft, owned: list[Located], hole: Located |
     for spot in busy_spots(view, spots, reference):
         area, cell = spot.key  # type: ignore[misc]
         unknown.append(UnknownPlace(area, cell))
-        problems.append(Problem(ProblemCode.UNREAD_TOKEN, f"something lies on {cell} of {spot.holder.component.id} that could not be read; that space is not scored", (), (image_point(spot),)))
+        problems.append(Problem(ProblemCode.UNREAD_TOKEN, f"something lies on {_W.space(str(cell))} of {spot.holder.component.name} that could not be read; that space is not scored", (), (image_point(spot),)))
     # Faces seen but not read: tokens on the Black Hole and its cards, biome cards in front of a
     # planet, undecoded markers off the planets, an unread Black Hole under loose tokens. Each is
     # looked at again (read whole); what stays unread is reported where it lies.
@@ -425,17 +429,17 @@ def _unread(view: TableView, draft: Draft, owned: list[Located], hole: Located |
     for spot in _unread_tokens(view, ([hole] if hole is not None else []) + claimed_by_hole + loose_cards, reference):
         again.append(LookAgain(_spot_xy(spot), token_mm, TOKEN_PITCH_MM / 2))
         if spot.holder in loose_cards:
-            message = f"something lies on {spot.holder.component.id} that could not be read"
+            message = f"something lies on {spot.holder.component.name} that could not be read"
         else:
             unknown.append(UnknownPlace(BLACKHOLE))
-            message = f"something lies on {spot.holder.component.id} that could not be read; the Black Hole's score lacks it"
+            message = f"something lies on {spot.holder.component.name} that could not be read; the Black Hole's score lacks it"
         problems.append(Problem(ProblemCode.UNREAD_TOKEN, message, (), (image_point(spot),)))
     # In front of a planet a busy place may as well be a sheet of notes: it is shown to the
     # players, not counted as an unknown biome.
     for spot in _unread_cards(view, owned, reference):
         again.append(LookAgain(_spot_xy(spot), card_mm))
         board = spot.holder
-        problems.append(Problem(ProblemCode.UNREAD_CARD, f"something lies in front of {board.component.id} that could not be read; if it is a biome card, that player's score lacks it", (), (image_point(spot),)))
+        problems.append(Problem(ProblemCode.UNREAD_CARD, f"something lies in front of {board.component.name} that could not be read; if it is a biome card, that player's score lacks it", (), (image_point(spot),)))
     for u in view.unreadable:
         if u.centre_mm is not None and holder(owned, u.centre_mm) is None:
             again += [LookAgain(u.centre_mm, token_mm, 4.0), LookAgain(u.centre_mm, card_mm)]

@@ -38,6 +38,7 @@ from scoring import find_game
 from scoring.borneo.game import Area
 from scoring.markers import marker_layout
 from scoring.model import BoardState, Placement, Player, UnknownPlace
+from scoring.words import Words
 
 from ..problems import ProblemCode
 from . import (
@@ -116,6 +117,9 @@ _TILE_RING = tuple(
 #: Arranging: the flat formation of platforms (centre positions in mm) and the mounts' column.
 _FORMATION = {"E1": (250.0, 0.0), "C1": (0.0, 235.0), "C2": (250.0, 235.0), "C3": (500.0, 235.0),
               "U1": (0.0, 470.0), "U2": (250.0, 470.0), "U3": (500.0, 470.0)}
+
+#: How problems name components and spaces: printed names and the pad's words.
+_W = Words("borneo", {})
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -235,13 +239,13 @@ def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem], list[t
     supported: dict[str, str] = {}
     for top_id, (shift, base) in sorted(below.items(), key=lambda kv: kv[1][0]):
         if shift > FAN_GAP_MM:
-            problems.append(Problem(ProblemCode.FAN_GAP, f"{top_id} lies {shift:.0f} mm below {base.component.id}: a card between them may not have been read; {top_id} is not placed", (top_id, base.component.id), (base.image_centre,)))
+            problems.append(Problem(ProblemCode.FAN_GAP, f"{_W.name(top_id)} lies {shift:.0f} mm below {base.component.name}: a card between them may not have been read; {_W.name(top_id)} is not placed", (top_id, base.component.id), (base.image_centre,)))
             gaps.append((base, shift))
             on[top_id] = ""
             continue
         other = supported.get(base.component.id)
         if other is not None:
-            problems.append(Problem(ProblemCode.TWO_ON_ONE, f"{top_id} and {other} both lie on {base.component.id}; {top_id} is read as lying on nothing", (top_id, base.component.id), (base.image_centre,)))
+            problems.append(Problem(ProblemCode.TWO_ON_ONE, f"{_W.name(top_id)} and {_W.name(other)} both lie on {base.component.name}; {_W.name(top_id)} is read as lying on nothing", (top_id, base.component.id), (base.image_centre,)))
             continue
         supported[base.component.id] = top_id
         on[top_id] = base.component.id
@@ -290,7 +294,7 @@ def _fanned_on(view: TableView, cards: list[Located], covered_ids: set[str], are
 
 
 def _report(problems: list[Problem], code: ProblemCode, loc: Located, message: str) -> None:
-    problems.append(Problem(code, f"{loc.component.id} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
+    problems.append(Problem(code, f"{loc.component.name} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
 
 
 def _look_along(again: list[LookAgain], card: Located, steps: range) -> None:
@@ -340,10 +344,10 @@ def _tiles(view: TableView, draft: Draft, platforms: list[Located], seated: list
         if platform is not None:
             hit = space_hit(platform, xy)
             if hit is None:
-                _report(problems, ProblemCode.OFF_SLOT, tile, f"lies on platform {platform.component.id} but on none of its slots")
+                _report(problems, ProblemCode.OFF_SLOT, tile, f"lies on platform {platform.component.name} but on none of its slots")
                 continue
             if hit.offset > SPACE_TRUST:
-                _report(problems, ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of slot {hit.space.name} of {platform.component.id}")
+                _report(problems, ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of {_W.space(hit.space.name)} of {platform.component.name}")
                 continue
             turns, err = steps_from(tile, platform.angle_deg, 60.0)
             if err > 20.0:
@@ -402,7 +406,7 @@ def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: lis
             if on.get(card.component.id) == "":
                 continue
             if card.component.id in above and above[card.component.id] > 0.6 * reference:
-                problems.append(Problem(ProblemCode.FAN_GAP, f"{card.component.id} lies fanned below something printed that was not read (a card of the chain?); not placed", (card.component.id,), (card.image_centre,)))
+                problems.append(Problem(ProblemCode.FAN_GAP, f"{card.component.name} lies fanned below something printed that was not read (a card of the chain?); not placed", (card.component.id,), (card.image_centre,)))
                 unknown.append(UnknownPlace(EARNED + pid))
                 _look_along(again, card, range(-1, -_UNREAD_RUN - 1, -1))
                 continue
@@ -411,7 +415,7 @@ def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: lis
         kept = {c.component.id for c in chain}
         while unsure := [c for c in chain if on.get(c.component.id) and on[c.component.id] not in kept]:
             for card in unsure:
-                problems.append(Problem(ProblemCode.FAN_GAP, f"{card.component.id} lies on {on[card.component.id]}, which is not placed; not placed", (card.component.id,), (card.image_centre,)))
+                problems.append(Problem(ProblemCode.FAN_GAP, f"{card.component.name} lies on {_W.name(on[card.component.id])}, which is not placed; not placed", (card.component.id,), (card.image_centre,)))
                 kept.discard(card.component.id)
             chain = [c for c in chain if c.component.id in kept]
         for card in chain:
@@ -423,7 +427,7 @@ def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: lis
     for spot in busy_spots(view, chain_gaps, card_reference):
         below = spot.holder.component.id
         unknown.append(UnknownPlace(str(spot.key), None, below if below in placed_ids else None))
-        problems.append(Problem(ProblemCode.FAN_UNREAD, f"a card lies fanned on {below} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
+        problems.append(Problem(ProblemCode.FAN_UNREAD, f"a card lies fanned on {_W.name(below)} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
         _look_along(again, spot.holder, range(1, _UNREAD_RUN + 1))
     for spot in busy_spots(view, beside, card_reference):
         w, h = spot.holder.component.size_mm
@@ -481,7 +485,7 @@ def _unread_slots(view: TableView, draft: Draft, platforms: list[Located]) -> No
         if key not in taken:
             taken.add(key)
             unknown.append(UnknownPlace(key[0], key[1]))
-            problems.append(Problem(ProblemCode.UNREADABLE, f"the tile on slot {hit.space.name} of {platform.component.id} could not be read", (), (u.image_centre,)))
+            problems.append(Problem(ProblemCode.UNREADABLE, f"the tile on {_W.space(hit.space.name)} of {platform.component.name} could not be read", (), (u.image_centre,)))
     # Free slots that look as busy as a printed tag hold a tile that did not even show as a quad.
     spots = [
         Spot(platform, s.x_mm, s.y_mm, (PLATFORM + platform.component.id, s.name), 6.0, _TILE_RING)
@@ -492,7 +496,7 @@ def _unread_slots(view: TableView, draft: Draft, platforms: list[Located]) -> No
     for spot in busy_spots(view, spots, tile_reference):
         area, cell = spot.key  # type: ignore[misc]
         unknown.append(UnknownPlace(area, cell))
-        problems.append(Problem(ProblemCode.UNREAD_TILE, f"something lies on slot {cell} of {spot.holder.component.id} that could not be read; that slot is not scored", (), (image_point(spot),)))
+        problems.append(Problem(ProblemCode.UNREAD_TILE, f"something lies on {_W.space(str(cell))} of {spot.holder.component.name} that could not be read; that slot is not scored", (), (image_point(spot),)))
 
 
 def canonical(state: BoardState) -> BoardState:

@@ -74,6 +74,7 @@ BARE = 0.3
 P = TypeVar("P", Placement, UnknownPlace)
 
 
+
 def _catalog():  # noqa: ANN202 - the game's own catalog type
     return find_game(GAME_ID).catalog  # type: ignore[attr-defined]
 
@@ -226,7 +227,7 @@ def read(view: TableView) -> LayoutResult:
     # an empty park is never scored as if it were the player's.
     in_view = {colour for _, colour in entrances}
     problems += [
-        Problem(ProblemCode.PLAYER_NOT_IN_VIEW, f"the entrance of {p.name} ({p.id}) is not in view; that park is not read",
+        Problem(ProblemCode.PLAYER_NOT_IN_VIEW, f"the entrance of {p.name or p.id}'s park is not in view; that park is not read",
                 areas=(PARK_PREFIX + p.id,))
         for p in players
         if view.players is not None and p.id not in in_view and (p.colour or p.id) not in in_view
@@ -244,7 +245,7 @@ def read(view: TableView) -> LayoutResult:
     _market(view, draft, market_items, [c for c in grid_items if id(c) in figures], figures, players, seat0_angle,
             centres, frames, loose)
     for m in loose:
-        problems.append(Problem(ProblemCode.LOOSE, f"{m.component.id} lies apart from every park and the market; not placed", (m.component.id,), (m.image_centre,)))
+        problems.append(Problem(ProblemCode.LOOSE, f"{m.component.name} lies apart from every park and the market; not placed", (m.component.id,), (m.image_centre,)))
 
     _track(view, draft, centres)
     faint = _unread_cells(view, draft, frames, players)
@@ -277,7 +278,7 @@ def _parks(
         for e in ents:
             player = by_colour.get(entrance_colour[id(e)])
             if player is None:
-                problems.append(Problem(ProblemCode.PARK_NO_PLAYER, f"{e.component.id} belongs to no player of this game", (e.component.id,), (e.image_centre,)))
+                problems.append(Problem(ProblemCode.PARK_NO_PLAYER, f"{e.component.name} belongs to no player of this game", (e.component.id,), (e.image_centre,)))
                 continue
             owners[id(e)] = player
         pitch = _pitch(members)
@@ -301,7 +302,7 @@ def _parks(
             turns, turn_err = m.turns_from(angle)
             fits.append(cell_fit(err) * (1.0 if turn_err < 20 else 0.5))
             if turn_err >= 20:
-                problems.append(Problem(ProblemCode.ROTATION_UNCLEAR, f"{m.component.id} lies {turn_err:.0f} degrees off the park grid", (m.component.id,), (m.image_centre,)))
+                problems.append(Problem(ProblemCode.ROTATION_UNCLEAR, f"{m.component.name} lies {turn_err:.0f} degrees off the park grid", (m.component.id,), (m.image_centre,)))
             placed.append(Placed(Placement(m.component.id, area, cell, turns), m))  # type: ignore[arg-type]
 
     return frames, seat0_angle, loose, market_items
@@ -382,7 +383,7 @@ def _track(view: TableView, draft: Draft, centres: dict[int, np.ndarray]) -> Non
         for c in on_track:
             name = space_at(board, centres[id(c)])
             if name is None:
-                problems.append(Problem(ProblemCode.OFF_TRACK, f"{c.component.id} lies on no space of the score track", (c.component.id,), (c.image_centre,)))
+                problems.append(Problem(ProblemCode.OFF_TRACK, f"{c.component.name} lies on no space of the score track", (c.component.id,), (c.image_centre,)))
                 continue
             below = stacked.get(name)
             placed.append(Placed(Placement(c.component.id, TRACK, name, 0, True, below), c))  # type: ignore[arg-type]
@@ -390,7 +391,7 @@ def _track(view: TableView, draft: Draft, centres: dict[int, np.ndarray]) -> Non
     else:
         for c in view.located:
             if c.component.kind in ("goal", "marker"):
-                problems.append(Problem(ProblemCode.NO_TRACK, f"{c.component.id} seen but the score track is not in view", (c.component.id,), (c.image_centre,)))
+                problems.append(Problem(ProblemCode.NO_TRACK, f"{c.component.name} seen but the score track is not in view", (c.component.id,), (c.image_centre,)))
 
 
 def _unread_cells(

@@ -21,6 +21,7 @@ import numpy as np
 
 from scoring import find_game
 from scoring.model import BoardState, Placement, Player, UnknownPlace
+from scoring.words import Words
 from scoring.phylo.table import TABLE
 
 from ..problems import ProblemCode
@@ -50,6 +51,9 @@ ROTATION_OF_SEAT: Mapping[int, int] = {s: r for r, s in SEAT_OF_ROTATION.items()
 EVENT_OFFSET_MM = (27.0, 0.0)
 #: The kinds of card that lie in a grid cell (an event lies on a species card, in none).
 IN_CELLS = ("home", "species")
+
+#: How problems name components and spaces: printed names and the pad's words.
+_W = Words("phylo", {})
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -127,7 +131,7 @@ def read(view: TableView) -> LayoutResult:
     events = [c for c in view.located if _kind(c.component.id) == "event"]
     if not homes_seen:
         if cards:
-            problems.append(Problem(ProblemCode.NO_HOME, f"{order[0] if order else 'the first HOME card'} is not in view: the grid has no origin, nothing is placed",
+            problems.append(Problem(ProblemCode.NO_HOME, f"{_W.name(order[0]) if order else 'the first HOME card'} is not in view: the grid has no origin, nothing is placed",
                                     tuple(c.component.id for c in cards)))
         players = tuple(view.players) if view.players is not None else ()
         return LayoutResult(players, (), (), tuple(problems), 0.0 if cards else 1.0)
@@ -143,13 +147,13 @@ def read(view: TableView) -> LayoutResult:
         turns, turn_err = c.turns_from(angle)
         fit = cell_fit(err) * (1.0 if turn_err < 20 else 0.5)
         if turns not in seat_rotations:
-            problems.append(Problem(ProblemCode.FACES_NOBODY, f"{c.component.id} faces no seated player (rotation {turns}); not placed",
+            problems.append(Problem(ProblemCode.FACES_NOBODY, f"{c.component.name} faces no seated player; not placed",
                                     (c.component.id,), (c.image_centre,)))
             fits.append(0.5)
             continue
         if cell in by_cell:
             other = by_cell[cell]
-            problems.append(Problem(ProblemCode.CELL_TAKEN, f"{c.component.id} and {other.placement.component} share cell {list(cell)}; {c.component.id} not placed",
+            problems.append(Problem(ProblemCode.CELL_TAKEN, f"{c.component.name} and {_W.name(other.placement.component)} lie on one place; {c.component.name} not placed",
                                     (c.component.id, other.placement.component), (c.image_centre,)))
             continue
         fits.append(fit)
@@ -160,7 +164,7 @@ def read(view: TableView) -> LayoutResult:
         turns, _ = e.turns_from(angle)
         target = _under(e, [p for p in placed if _kind(p.placement.component) == "species"])
         if target is None or turns not in seat_rotations:
-            problems.append(Problem(ProblemCode.LOOSE_EVENT, f"{e.component.id} lies on no species card; not placed",
+            problems.append(Problem(ProblemCode.LOOSE_EVENT, f"{e.component.name} lies on no species card; not placed",
                                     (e.component.id,), (e.image_centre,)))
             continue
         placed.append(Placed(Placement(e.component.id, TABLE, None, turns, True, target.placement.component), e))

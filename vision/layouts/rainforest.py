@@ -32,6 +32,7 @@ import numpy as np
 
 from scoring import find_game
 from scoring.model import BoardState, Component, Placement, Player, UnknownPlace
+from scoring.words import Words
 from scoring.rainforest.jungle import AreaKind
 
 from ..problems import ProblemCode
@@ -103,6 +104,14 @@ OVER_CODE_RATIO = 1.45
 CODE_PROBE_HALF_MM = 8.0
 #: The bonus tokens: they lie anywhere on a tile, not in a slot.
 BONUS_KINDS = ("protected_area", "diversity")
+
+#: How problems name components and spaces: printed names and the pad's words.
+_W = Words("rainforest", {})
+
+
+def _seated(view: TableView) -> Words:
+    """Words that name the seated players' areas (``in Ana's jungle``)."""
+    return Words("rainforest", {p.id: p.name for p in view.players or ()})
 
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
@@ -212,7 +221,7 @@ def _zone_cell(space: str) -> tuple[str, str]:
 
 
 def _report(problems: list[Problem], code: ProblemCode, loc: Located, message: str) -> None:
-    problems.append(Problem(code, f"{loc.component.id} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
+    problems.append(Problem(code, f"{loc.component.name} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
 
 
 def read(view: TableView) -> LayoutResult:
@@ -230,7 +239,7 @@ def read(view: TableView) -> LayoutResult:
         if b.component.id in by_board:
             placed.append(Placed(Placement(b.component.id, PLAYER + by_board[b.component.id].id), b))
         else:
-            problems.append(Problem(ProblemCode.BOARD_OF_NOBODY, f"{b.component.id} belongs to no player of this game; its tiles are not placed", (b.component.id,), (b.image_centre,)))
+            problems.append(Problem(ProblemCode.BOARD_OF_NOBODY, f"{b.component.name} belongs to no player of this game; its tiles are not placed", (b.component.id,), (b.image_centre,)))
     main = next((b for b in view.of_kind("board") if b.component.id == MAIN_BOARD), None)
     if main is not None:
         placed.append(Placed(Placement(MAIN_BOARD, TABLE), main))
@@ -285,7 +294,7 @@ def _tiles(view: TableView, draft: Draft, owned: list[Located], by_board: dict[s
             if hit is None:
                 area, cell = CLEARING + pid, None
             elif hit.offset > SPACE_TRUST:
-                _report(problems, ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of {hit.space.name}")
+                _report(problems, ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of {_W.space(hit.space.name)}")
                 continue
             else:
                 fits.append(1.0 - max(0.0, hit.offset - 0.4))
@@ -319,9 +328,9 @@ def _tokens(view: TableView, draft: Draft, owned: list[Located], by_board: dict[
         if tile is not None:
             hit = space_hit(tile, xy)
             if hit is None:
-                _report(problems, ProblemCode.OFF_SLOT, token, f"lies on {tile.component.id} but on none of its slots")
+                _report(problems, ProblemCode.OFF_SLOT, token, f"lies on {tile.component.name} but on none of its slots")
             elif hit.offset > SPACE_TRUST:
-                _report(problems, ProblemCode.BETWEEN_SPACES, token, f"lies between two slots of {tile.component.id}")
+                _report(problems, ProblemCode.BETWEEN_SPACES, token, f"lies between two slots of {tile.component.name}")
             else:
                 fits.append(1.0 - max(0.0, hit.offset - 0.4))
                 area = tile_area[tile.component.id]
@@ -336,7 +345,7 @@ def _tokens(view: TableView, draft: Draft, owned: list[Located], by_board: dict[
             if hit is not None and hit.space.name.startswith("R") and hit.offset <= SPACE_TRUST:
                 placed.append(Placed(Placement(token.component.id, RESERVE + by_board[board.component.id].id, hit.space.name), token))
             else:
-                _report(problems, ProblemCode.OFF_SPACE, token, f"lies on {board.component.id} but on no tile and no reserve space")
+                _report(problems, ProblemCode.OFF_SPACE, token, f"lies on {board.component.name} but on no tile and no reserve space")
             continue
         if main is not None and holder([main], xy) is not None:
             hit = space_hit(main, xy)
@@ -383,12 +392,12 @@ def _unread(view: TableView, draft: Draft, owned: list[Located], by_board: dict[
         if k not in taken and not plain:
             taken.add(k)
             unknown.append(guess)
-            problems.append(Problem(ProblemCode.UNREADABLE, f"a marker in {guess.area} could not be read; that place is not scored", (), (u.image_centre,)))
+            problems.append(Problem(ProblemCode.UNREADABLE, f"a marker {_seated(view).where(guess.area)} could not be read; that place is not scored", (), (u.image_centre,)))
     for spot in _unread_spots(view, owned, by_board, tiles_placed, tile_area, main, taken):
         guess = spot.key
         assert isinstance(guess, UnknownPlace)
         unknown.append(guess)
-        where = f"slot {guess.slot} of {guess.on}" if guess.on else f"{guess.cell} of {spot.holder.component.id}"
+        where = f"slot {guess.slot} of {_W.name(guess.on)}" if guess.on else f"{_W.space(str(guess.cell))} of {spot.holder.component.name}"
         problems.append(Problem(ProblemCode.UNREAD, f"something lies on {where} that could not be read; that place is not scored", (), (image_point(spot),)))
 
 
