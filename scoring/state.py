@@ -141,6 +141,13 @@ def _parse_unknown(raw: Any, where: str) -> UnknownPlace:
     return UnknownPlace(area, parse_cell(obj.get("cell"), where), ComponentId(on) if on else None, slot)
 
 
+def _room(p: Placement) -> tuple[Any, ...] | None:
+    """The room a placement takes, which no other may share: a slot of what it lies on, a cell of its area."""
+    if p.on is not None:
+        return ("on", p.on, p.slot) if p.slot is not None else None
+    return ("cell", p.area, p.cell) if p.cell is not None else None
+
+
 def parse_state(
     data: Any,
     *,
@@ -207,17 +214,10 @@ def parse_state(
         if p.component not in known:
             raise where.refused(f"unknown component {p.component!r} for {game}", said="not a piece of this game")
         if p.component in first_seen:
-            raise where.refused(
-                f"the same component appears twice (also placements[{first_seen[p.component]}])",
-                said="the same piece is on the table twice",
-            )
+            raise where.refused(f"the same component appears twice (also placements[{first_seen[p.component]}])",
+                                said="the same piece is on the table twice")
         first_seen[p.component] = i
-        key: tuple[Any, ...] | None = None
-        if p.on is not None:
-            if p.slot is not None:
-                key = ("on", p.on, p.slot)
-        elif p.cell is not None:
-            key = ("cell", p.area, p.cell)
+        key = _room(p)
         if key is not None:
             if key in occupied:
                 j = occupied[key]

@@ -145,6 +145,28 @@ class Table:
         return self.black_hole is not None
 
 
+#: A component by its printed name, for refusals players read.
+_name = Words("biomos", {}).name
+
+
+def _on_black_hole(
+    pending: list[tuple[int, Placement, TerrainToken]], black_hole: BlackHoleSide | None,
+    hole_biomes: dict[str, list[TerrainToken]],
+) -> list[TerrainToken]:
+    """The free tokens on the Black Hole; those on one of its biomes go into ``hole_biomes``."""
+    free: list[TerrainToken] = []
+    for i, p, token in pending:
+        if black_hole is not None and p.on == black_hole.id:
+            free.append(token)
+        elif p.on in hole_biomes:
+            hole_biomes[p.on].append(token)
+        else:
+            raise PlacementAt(i, p.component).refused(
+                f"lies on {p.on!r}, which is neither the Black Hole nor one of its biomes",
+                said=f"it lies on {_name(str(p.on))}, which is neither the Black Hole nor one of its biomes")
+    return free
+
+
 def read_table(cat: Catalog, state: BoardState) -> Table:
     """Interpret a parsed state; raise StateError naming the entry that makes no sense."""
     players = tuple(p.id for p in sorted(state.players, key=lambda p: p.seat))
@@ -174,7 +196,7 @@ def read_table(cat: Catalog, state: BoardState) -> Table:
             if face is not None:
                 if pid in faces:
                     raise where.refused(f"{p.area} already shows planet board side {faces[pid].id}",
-                                        said=f"a planet board is there already ({Words('biomos', {}).name(faces[pid].id)})")
+                                        said=f"{_name(faces[pid].id)} is there already")
                 faces[pid] = face
             elif token is not None and isinstance(p.cell, str):
                 tokens[pid][p.cell] = token
@@ -198,16 +220,7 @@ def read_table(cat: Catalog, state: BoardState) -> Table:
                 hole_biomes[p.component] = []
             elif token is not None:
                 pending_on.append((i, p, token))
-    for i, p, token in pending_on:
-        where = PlacementAt(i, p.component)
-        if black_hole is not None and p.on == black_hole.id:
-            hole_tokens.append(token)
-        elif p.on in hole_biomes:
-            hole_biomes[p.on].append(token)
-        else:
-            raise where.refused(f"lies on {p.on!r}, which is neither the Black Hole nor one of its biomes",
-                                said=f"it lies on {Words('biomos', {}).name(p.on)}, which is neither the Black Hole"
-                                " nor one of its biomes")
+    hole_tokens += _on_black_hole(pending_on, black_hole, hole_biomes)
 
     _check_boards(players, faces)
     side = next(iter(faces.values())).side if faces else Side.DISCOVERY

@@ -125,9 +125,6 @@ CARD_PROBE_MM = 11.0
 #: Busy places closer than this (a fraction of the face's short side) are one face.
 ONE_FACE = 0.85
 
-#: How problems name components and spaces: printed names and the pad's words.
-_W = Words("biomos", {})
-
 
 def _catalog():  # noqa: ANN202 - the game's own catalog type
     return find_game(GAME_ID).catalog  # type: ignore[attr-defined]
@@ -273,10 +270,7 @@ def _face_down_card(
             message = f"a face-down biome card lies below {near.component.name}: which biome it is cannot be read; the Black Hole's score lacks it until it is turned face up"
             return BLACKHOLE, Problem(ProblemCode.FACE_DOWN, message, (), point)
         player = by_board[near.component.id]
-        message = (
-            f"a face-down biome card lies beside {near.component.name}, {player.name or player.id}'s planet: which biome it is"
-            " cannot be read; that player's score lacks it until it is turned face up"
-        )
+        message = f"a face-down biome card lies beside {near.component.name}, {player.name or player.id}'s planet: which biome it is cannot be read; that player's score lacks it until it is turned face up"
         return BIOMES + player.id, Problem(ProblemCode.FACE_DOWN, message, (), point)
     if _in_the_middle(owned, fd.centre_mm):
         return None, None  # the draw deck: face down by the rules, nobody's score
@@ -358,7 +352,7 @@ def _tokens(view: TableView, draft: Draft, owned: list[Located], hole: Located |
                 problems.append(Problem(ProblemCode.OFF_SPACE, f"{token.component.name} lies on {board.component.name} but on none of its spaces; not placed", (token.component.id,), (token.image_centre,)))
                 continue
             if hit.offset > SPACE_TRUST:
-                problems.append(Problem(ProblemCode.BETWEEN_SPACES, f"{token.component.name} lies on the border of {_W.space(hit.space.name)}; not placed", (token.component.id,), (token.image_centre,)))
+                problems.append(Problem(ProblemCode.BETWEEN_SPACES, f"{token.component.name} lies on the border of {Words(GAME_ID, {}).space(hit.space.name)}; not placed", (token.component.id,), (token.image_centre,)))
                 continue
             fits.append(1.0 - max(0.0, hit.offset - 0.4))
             placed.append(Placed(Placement(token.component.id, area, hit.space.name), token))
@@ -406,7 +400,7 @@ def _unread(view: TableView, draft: Draft, owned: list[Located], hole: Located |
         if hit is not None and (area, hit.space.name) not in taken:
             taken.add((area, hit.space.name))
             unknown.append(UnknownPlace(area, hit.space.name))
-            problems.append(Problem(ProblemCode.UNREADABLE, f"the token on {_W.space(hit.space.name)} of {board.component.name} could not be read", (), (u.image_centre,)))
+            problems.append(Problem(ProblemCode.UNREADABLE, f"the token on {Words(GAME_ID, {}).space(hit.space.name)} of {board.component.name} could not be read", (), (u.image_centre,)))
     # Spaces that look as busy as a printed tag hold a token that did not even show as a quad.
     spots = [
         Spot(board, s.x_mm, s.y_mm, (PLANET + by_board[board.component.id].id, s.name))
@@ -417,7 +411,7 @@ def _unread(view: TableView, draft: Draft, owned: list[Located], hole: Located |
     for spot in busy_spots(view, spots, reference):
         area, cell = spot.key  # type: ignore[misc]
         unknown.append(UnknownPlace(area, cell))
-        problems.append(Problem(ProblemCode.UNREAD_TOKEN, f"something lies on {_W.space(str(cell))} of {spot.holder.component.name} that could not be read; that space is not scored", (), (image_point(spot),)))
+        problems.append(Problem(ProblemCode.UNREAD_TOKEN, f"something lies on {Words(GAME_ID, {}).space(str(cell))} of {spot.holder.component.name} that could not be read; that space is not scored", (), (image_point(spot),)))
     # Faces seen but not read: tokens on the Black Hole and its cards, biome cards in front of a
     # planet, undecoded markers off the planets, an unread Black Hole under loose tokens. Each is
     # looked at again (read whole); what stays unread is reported where it lies.
