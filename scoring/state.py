@@ -212,7 +212,7 @@ def parse_state(
             raise StateError(str(exc), placement=i) from None
         where = PlacementAt(i, p.component)
         if p.component not in known:
-            raise where.refused(f"unknown component {p.component!r} for {game}", said="not a piece of this game")
+            raise where.refused(f"unknown component {p.component!r} for {game}", said=f"the code {p.component!r} names no piece of this game")
         if p.component in first_seen:
             raise where.refused(f"the same component appears twice (also placements[{first_seen[p.component]}])",
                                 said="the same piece is on the table twice")

@@ -102,6 +102,6 @@ class Words:
 
     def refusal(self, error: StateError) -> str:
         """A refused state in players' words: ``Zebra: it lies where Badger lies``."""
-        if error.component is None:
+        if error.component not in _names(self.game)[0]:
             return error.reason
         return f"{self.name(error.component)}: {error.reason}"

@@ -76,8 +76,12 @@ def replay(play_id: str) -> tuple[str, int]:
         "recognition": tableside.photo_overlay(play.id, seq) if photo else None,
     }
     pad = scorepad.build(game, scored["sheet"], play.players) if "sheet" in scored else None
+    # The rules say again what the accepted move broke, in today's words (a game saved before
+    # the messages named pieces by their printed names reads like a new one).
+    broken = services.violations(game, before, state) if before is not None and snap.violations else snap.violations
     return render_template(
         "replay.html",
+        violations=broken,
         data=data,
         pad=pad,
         play=play,

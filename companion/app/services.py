@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scoring import ScoringError, UnknownGameError, find_game, games
+from scoring import ScoringError, StateError, UnknownGameError, find_game, games
 from scoring.model import BoardState, Game, Placement, Player, PlayerId, ScoreSheet
 from scoring.nearby import beside
 from scoring.state import cell_to_json, parse_state, state_to_json
+from scoring.words import Words
 
 from .errors import AppError
 from .security import isolate_bidi
@@ -164,6 +165,9 @@ def load_state(game: Game, doc: Any) -> BoardState:
         raise AppError(400, "bad_state", "state must be a JSON object")
     try:
         return game.load_state(doc)
+    except StateError as exc:  # players read the refusal; the entry it names stays in ``detail``
+        raise AppError(400, "bad_state", Words(game.id, {}).refusal(exc), detail=str(exc),
+                       placement=exc.placement) from exc
     except ScoringError as exc:
         raise AppError(400, "bad_state", str(exc)) from exc
 

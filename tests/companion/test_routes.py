@@ -277,7 +277,7 @@ def test_history_lists_a_state_the_rules_no_longer_accept(app, client: FlaskClie
         )
     page = client.get(f"/history/{play}")
     assert page.status_code == 200
-    assert "unknown component &#39;GONE&#39;" in page.get_data(as_text=True)
+    assert "the code &#39;GONE&#39; names no piece of this game" in page.get_data(as_text=True)
 
 
 def test_times_are_shown_on_the_tables_clock(app: Any, client: FlaskClient, token: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,8 +56,6 @@
   document.getElementById("move-details-summary").textContent = `Every change (${words.items.length})`;
   boardList();
   document.querySelectorAll(".dot[data-colour]").forEach((d) => { d.style.background = d.dataset.colour; });
-  // A rule's words name pieces, never their codes ("T105 was not in the market").
-  document.querySelectorAll("#violations li").forEach((li) => { li.textContent = W.plain(li.textContent, data.names); });
   const stage = document.getElementById("stage");
   if (stage && data.recognition) {
     // The pieces this move placed or moved are outlined on the photo, the rest dimmed.

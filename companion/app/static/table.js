@@ -72,7 +72,7 @@
     if (count("duplicated")) items.push({ kind: "dup", text: `${W.plural(count("duplicated"), "piece")} seen twice.`, advice: W.advice("dup") });
     if (count("disagreements")) items.push({ kind: "doubt", text: `${W.plural(count("disagreements"), "code")} read two ways.`, advice: W.advice("doubt") });
     for (const pr of rec.problems || []) {
-      if (pr && pr.message) items.push({ kind: "problem", code: pr.code, text: `${W.cap(W.plain(pr.message, page.names))}.`, advice: W.problemAdvice(pr.code), components: pr.components || [] });
+      if (pr && pr.message) items.push({ kind: "problem", code: pr.code, text: W.sentence(pr.message), advice: W.problemAdvice(pr.code), components: pr.components || [] });
     }
     return items;
   }
@@ -125,7 +125,7 @@
     $("move-details-summary").textContent = `Every change (${words.items.length})`;
     $("move-details").hidden = words.items.length === 0;
     const vl = $("violation-list"), rest = $("violation-rest"); clear(vl); clear(rest);
-    pinned.violations.forEach((v, i) => (i < 3 ? vl : rest).append(el("li", { "data-code": v.code }, W.plain(v.message, page.names))));
+    pinned.violations.forEach((v, i) => (i < 3 ? vl : rest).append(el("li", { "data-code": v.code }, W.sentence(v.message))));
     $("violation-more").hidden = pinned.violations.length <= 3;
     $("violation-more-summary").textContent = `${W.plural(pinned.violations.length - 3, "more rule")} broken`;
     $("violations").hidden = !illegal;
@@ -177,9 +177,9 @@
       return;                      // named, never offered as a move
     }
     if (result.state_error) {
-      $("state-error").textContent = W.plain(result.state_error);
+      $("state-error").textContent = W.sentence(result.state_error);
       $("state-error").hidden = false;
-      $("status").textContent = `The table does not make a position of this game yet: ${W.plain(result.state_error)}`;
+      $("status").textContent = `The table does not make a position of this game yet: ${W.sentence(result.state_error)}`;
       return;
     }
     const key = keyOf(result);
@@ -331,7 +331,7 @@
       dismissedKey = null; pinned = null; showProposal();
       if (lastResult) { lastResult.changed = false; lastResult.setup = false; draw(); }
     } else {
-      $("status").textContent = W.plain((r.body && r.body.message) || "The move was not accepted.");
+      $("status").textContent = W.sentence((r.body && r.body.message) || "The move was not accepted.");
       if (r.body && r.body.violations && pinned) { pinned.violations = r.body.violations; showProposal(); }
       if (r.status === 409 && r.body && r.body.error === "stale") { pinned = null; showProposal(); rescan(); }
     }
@@ -364,7 +364,7 @@
     } else {
       $("status").textContent = r.body && r.body.error === "nothing_to_undo"
         ? "Nothing to undo: no move has been accepted yet."
-        : W.plain((r.body && r.body.message) || "Undo did not work; try again.");
+        : W.sentence((r.body && r.body.message) || "Undo did not work; try again.");
     }
   }
 
@@ -408,7 +408,7 @@
     });
     const r = await Companion.postJSON(page.urls.players, { players: list });
     if (r.ok) { page.play.players = r.body.players; renderPlayers(); $("status").textContent = "Players saved."; }
-    else $("status").textContent = W.plain((r.body && r.body.message) || "The players were not saved.");
+    else $("status").textContent = W.sentence((r.body && r.body.message) || "The players were not saved.");
   });
   async function refreshPlayers() {
     const r = await Companion.request(page.urls.play);

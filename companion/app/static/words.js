@@ -160,12 +160,12 @@ const CompanionWords = (() => {
   const advice = (kind) => ADVICE[kind] || "";
   const problemAdvice = (code) => PROBLEM_ADVICE[code] || "Look at the table and fix what this says, then take a new photo.";
 
-  /* A scan's message without the ids in brackets ("Blue (blue)" -> "Blue"). */
-  const plain = (text, names) => String(text || "")
-    .replace(/\s*\([a-z0-9-]+\)/g, "")
-    .replace(/\s*(?:at\s+)?\(-?\d+,\s*-?\d+\)/g, "")
-    .replace(/\s*->\s*/g, ": ")
-    .replace(/\b[A-Z0-9][A-Z0-9-]{1,11}\b/g, (code) => (names && names[code] ? names[code] : code));
+  /* A message from the rules or the scanner, already in players' words, as a sentence:
+     capitalised, with a full stop. Its words are shown as they come. */
+  const sentence = (text) => {
+    const s = cap(String(text || "").trim());
+    return !s || /[.!?]$/.test(s) ? s : `${s}.`;
+  };
 
-  return { setAreas, area, where, move, advice, problemAdvice, plain, plural, cap, joinAnd };
+  return { setAreas, area, where, move, advice, problemAdvice, sentence, plural, cap, joinAnd };
 })();
