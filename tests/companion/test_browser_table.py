@@ -550,3 +550,47 @@ def test_finish_favicon_keyboard_and_contrast(server: str, browser: Any) -> None
     assert not _low_contrast(page), _low_contrast(page)
     assert not tab.errors, tab.errors
     context.close()
+
+
+def _sentence(text: str) -> str:
+    """What the page makes of a message: capitalised, ending with a full stop, its words unchanged."""
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_a_broken_rule_and_a_problem_come_through_in_the_rules_words(
+    server: str, browser: Any, viewport: str, tmp_path: Path
+) -> None:
+    """Half a Habitats table in view: the scanner says whose park it cannot see, the rules say
+    which tiles left a park, by their printed names; the page shows both word for word."""
+    photo = cv2.imread(str(vision.sample_photo("habitats")))
+    path = tmp_path / "half.jpg"
+    cv2.imwrite(str(path), photo[:, int(photo.shape[1] * 0.4):], [cv2.IMWRITE_JPEG_QUALITY, 90])
+    context = _context(browser, viewport)
+    tab = Tab(context)
+    page = tab.page
+    _try_sample(page, server, "habitats")
+    page.click("#accept")
+    poll(page, "() => document.getElementById('accepted-count').textContent === '1'")
+    with page.expect_response(lambda r: "/frames" in r.url) as answer:
+        page.set_input_files("#upload", str(path))
+    body = answer.value.json()
+    poll(page, "() => !document.getElementById('violations').hidden")
+    names = services.names_of(find_game("habitats"))
+    said = [v["message"] for v in body["violations"]]
+    shown = page.eval_on_selector_all("#violation-list li", "es => es.map(e => e.textContent)")
+    assert said and shown == [_sentence(m) for m in said[:3]]
+    for v, text in zip(body["violations"], shown, strict=False):
+        assert names[v["components"][0]] in text, (v, text)  # the tile by its printed name
+    problems = [p for p in body["recognition"]["problems"] if p["code"] == "layout/player_not_in_view"]
+    assert problems and "Yellow" in problems[0]["message"]
+    listed = page.eval_on_selector_all("#problem-list li > span:first-child", "es => es.map(e => e.textContent)")
+    assert _sentence(problems[0]["message"]) in listed
+    _no_codes(" ".join(shown + listed), "habitats")
+    if viewport == "phone":  # the rules' words, then the scanner's, under the thumb
+        page.eval_on_selector("#violations", "e => e.scrollIntoView()")
+    shoot(page, f"table-{viewport}-violation", full=viewport == "laptop")
+    assert not tab.errors, tab.errors
+    context.close()
