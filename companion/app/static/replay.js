@@ -55,6 +55,8 @@
   for (const t of words.items) list.append(el("li", {}, t));
   document.getElementById("move-details-summary").textContent = `Every change (${words.items.length})`;
   boardList();
+  // The rules' words as they come, each a sentence like on the table page.
+  document.querySelectorAll("#violations li").forEach((li) => { li.textContent = W.sentence(li.textContent); });
   document.querySelectorAll(".dot[data-colour]").forEach((d) => { d.style.background = d.dataset.colour; });
   const stage = document.getElementById("stage");
   if (stage && data.recognition) {
