@@ -583,13 +583,13 @@ def _tags_of_another_game(
             k, f = hit
             used_foreign.add(k)
             message = (
-                f"the tag reads {s.component.name} of {catalog.game}, but it lies on a component of"
+                f"the tag reads {s.component.name} of {find_game(catalog.game).name}, but it lies on a component of"
                 f" another game whose code reads {f.text!r}"
             )
             out.append(Disagreement((s.component.id, f.text), (s.detections[0], f.detection), message))
         else:
             message = (
-                f"the tag reads {s.component.name} of {catalog.game}, but this table shows codes of"
+                f"the tag reads {s.component.name} of {find_game(catalog.game).name}, but this table shows codes of"
                 " other games and none of this one: is the right game chosen?"
             )
             out.append(Disagreement((s.component.id,), (s.detections[0],), message))

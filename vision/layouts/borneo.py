@@ -344,7 +344,7 @@ def _tiles(view: TableView, draft: Draft, platforms: list[Located], seated: list
         if platform is not None:
             hit = space_hit(platform, xy)
             if hit is None:
-                _report(problems, ProblemCode.OFF_SLOT, tile, f"lies on platform {platform.component.name} but on none of its slots")
+                _report(problems, ProblemCode.OFF_SLOT, tile, f"lies on {platform.component.name} but on none of its slots")
                 continue
             if hit.offset > SPACE_TRUST:
                 _report(problems, ProblemCode.BETWEEN_SPACES, tile, f"lies across the border of {_W.space(hit.space.name)} of {platform.component.name}")

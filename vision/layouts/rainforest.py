@@ -439,7 +439,7 @@ def _binoculars_unseen() -> Problem:
     glasses = _catalog().binoculars.id
     return Problem(
         ProblemCode.BINOCULARS_UNSEEN,
-        f"{glasses} (the first player's) were not seen beside any player board: out of view or "
+        f"{_W.name(glasses)} (the first player's) were not seen beside any player board: out of view or "
         "not readable, so who holds them is not known",
         (glasses,),
     )
