@@ -19,7 +19,8 @@ of the whole pipeline per frame (JPEG bytes in, Recognition out) and of the bare
 (zxing-cpp plus aruco, from the same decoded colour frame as the pipeline) on the same frames; and the ratio of the
 pipeline (from the decoded frame) to the bare decoders on the same frame, p50 / p90 over
 the frames: each frame's own ratio, both timed back to back, so a frame that is costly to
-decode is not compared with one that is cheap.
+decode is not compared with one that is cheap. A last table counts the frames the scan asked
+to be taken again with the camera held still (``vision/hold_still``) and the misses in them.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from vision.detect import DetectConfig, detect_all  # noqa: E402
 from vision.layouts import habitats as habitats_layout  # noqa: E402
 from vision.layouts import phylo as phylo_layout  # noqa: E402
 from vision.load import load_image  # noqa: E402
+from vision.problems import ProblemCode  # noqa: E402
 from tests.rendering.conditions import NAMES as REAL_TABLE  # noqa: E402
 from tests.rendering.conditions import render_condition  # noqa: E402
 from tests.rendering.render import _pose_matrix, render_scene  # noqa: E402
@@ -98,6 +100,11 @@ class Tally:
     other_games: int = 0
     other_games_named: int = 0
     """Other games' components listed as foreign, naming another game."""
+    held: int = 0
+    """Frames with a ``vision/hold_still`` problem (too blurred where something was not read)."""
+    held_missed: int = 0
+    held_silent: int = 0
+    """Misses in those frames, and of them the ones not reported on their face."""
     pipeline_ms: list[float] = field(default_factory=list)
     frame_ms: list[float] = field(default_factory=list)
     decoders_ms: list[float] = field(default_factory=list)
@@ -209,6 +216,10 @@ def run(game_id: str, condition: str, resolution: tuple[int, int], position: str
         # card can be placed): a token on an unread Black Hole card.
         reported |= {cid for cid in missing if full[cid].on in reported}
         tally.reported += len(reported)
+        if any(pr.code is ProblemCode.HOLD_STILL for pr in rec.problems):
+            tally.held += 1
+            tally.held_missed += len(missing)
+            tally.held_silent += len(missing) - len(reported)
         if visible and not rec.state.placements:
             tally.layout_failures += 1
     return tally
@@ -258,6 +269,17 @@ def real_table(rows: list[tuple[str, str, Tally]]) -> str:
     return "\n".join(out)
 
 
+def held_table(rows: list[tuple[str, str, Tally]]) -> str:
+    """How often the scan asked the players to hold the camera still, and what it covered."""
+    out = [
+        "| game | setup | scenes | asked to hold still | misses in those frames | of them not reported on their face |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for game, label, t in rows:
+        out.append(f"| {game} | {label} | {t.scenes} | {t.held} | {t.held_missed} | {t.held_silent} |")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10)
@@ -278,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
             show = real_table if condition in REAL_TABLE else table
             print(show([(game, label, t)]).splitlines()[-1], flush=True)
     real = [r for r in rows if r[1].removesuffix(" 1080p") in REAL_TABLE]
+    held = held_table(rows)
     rows = [r for r in rows if r not in real]
     text = table(rows) if rows else ""
     print()
@@ -285,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     if real:
         print()
         print(real_table(real))
+    print()
+    print(held)
     if args.write:
         for name, games in DOCS.items():
             mine = [r for r in rows if r[0] in games]

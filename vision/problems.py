@@ -82,6 +82,8 @@ class ProblemCode(enum.StrEnum):
     """The rules refuse one placement: it is left out."""
     OFF_PLANE = "vision/off_plane"
     """Does not lie flat on the table."""
+    HOLD_STILL = "vision/hold_still"
+    """The photo is too blurred where something was not read: hold the camera still, take it again."""
     MAYBE_OTHER_GAME = "vision/maybe_other_game"
     """Read by a tag alone that another game prints too, and not this game's size: not read."""
 

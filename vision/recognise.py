@@ -27,7 +27,9 @@ from .load import Frame, frame_from_array, load_image
 from .locate import locate
 from .looks import Asked, look_again, second_look, uncovered
 from .passes import Pass, Reading, Scan, read
+from .problems import Problem
 from .result import RecognisedComponent, Recognition
+from .steady import hold_still
 
 __all__ = ["Recognition", "RecognisedComponent", "RecogniseConfig", "recognise"]
 
@@ -72,7 +74,10 @@ def recognise(
     if deferred and (reading.result.unknown or reading.result.look_again):
         reading = clock.run("layout", read, scan, seen, before=reading)
     admission = clock.run("admit", admit, reading.result.state(game.id), reading.result.placed)
-    return _recognition(scan, reading, admission, clock)
+    problems = reading.problems + admission.problems
+    shaken = clock.run("steady", hold_still, frame.gray, seen.markers, problems, reading.unreadable,
+                       len(admission.state.unknown))
+    return _recognition(scan, reading, admission, clock, () if shaken is None else (shaken,))
 
 
 def _frame(image: bytes | np.ndarray, max_pixels: int) -> Frame:
@@ -91,7 +96,8 @@ def _pass(clock: StageClock, scan: Scan, markers: Sequence[Detection], candidate
     return Pass(tuple(markers), tuple(candidates), ident, location)
 
 
-def _recognition(scan: Scan, reading: Reading, admission: Admission, clock: StageClock) -> Recognition:
+def _recognition(scan: Scan, reading: Reading, admission: Admission, clock: StageClock,
+                 extra: tuple[Problem, ...] = ()) -> Recognition:
     seen, plane = reading.seen, reading.seen.plane
     by_loc = {id(p.located): p.placement for p in admission.placed}
     components = tuple(RecognisedComponent(loc, by_loc.get(id(loc))) for loc in seen.located)
@@ -106,7 +112,7 @@ def _recognition(scan: Scan, reading: Reading, admission: Admission, clock: Stag
         seen.ident.foreign,
         seen.ident.duplicated,
         seen.ident.disagreements,
-        reading.problems + admission.problems,
+        reading.problems + admission.problems + extra,
         float(confidence),
         clock.total(),
         None if plane is None else plane.rms_mm,

@@ -594,3 +594,35 @@ def test_a_broken_rule_and_a_problem_come_through_in_the_rules_words(
     shoot(page, f"table-{viewport}-violation", full=viewport == "laptop")
     assert not tab.errors, tab.errors
     context.close()
+
+
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+def test_a_shaken_photo_asks_to_hold_the_camera_still(server: str, browser: Any, viewport: str, tmp_path: Path) -> None:
+    """A photo taken with a shaking hand: what could not be read is listed, and the players are
+    told in plain words to hold the camera still and take the photo again (no code shown)."""
+    import json
+
+    from tests.rendering.conditions import render_condition
+
+    truth = json.loads(vision.sample_photo("phylo").with_suffix(".json").read_text("utf-8"))
+    state = find_game("phylo").load_state(truth)
+    scene = render_condition("phylo", state, condition="shake", resolution=(1920, 1080), seed=1005).scene
+    path = tmp_path / "shaken.jpg"
+    path.write_bytes(scene.jpeg)
+    context = _context(browser, viewport)
+    tab = Tab(context)
+    page = tab.page
+    _try_sample(page, server, "phylo")
+    page.click("#dismiss")
+    page.set_input_files("#upload", str(path))
+    poll(page, "() => document.getElementById('status').textContent.startsWith('Photo read')")
+    item = page.query_selector('#problem-list li[data-problem="vision/hold_still"]')
+    assert item is not None
+    text = item.text_content() or ""
+    assert "hold the camera still and take the photo again" in text and "Rest the camera" in text
+    assert "vision/" not in (page.text_content("#problem-list") or "")
+    assert _fits(page)
+    item.scroll_into_view_if_needed()
+    shoot(page, f"phylo-{viewport}-hold-still", full=False)
+    assert not tab.errors, tab.errors
+    context.close()

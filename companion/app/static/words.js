@@ -156,6 +156,7 @@ const CompanionWords = (() => {
     "layout/rotation_unclear": "Turn this piece so it lines up with its neighbours.",
     "vision/off_plane": "Lay this piece flat on the table.",
     "vision/maybe_other_game": "Could be another game's piece: turn it so its QR code faces the camera, or take it off the table.",
+    "vision/hold_still": "Rest the camera or your elbows on something, wait for it to focus, then take the photo again.",
   };
   const advice = (kind) => ADVICE[kind] || "";
   const problemAdvice = (code) => PROBLEM_ADVICE[code] || "Look at the table and fix what this says, then take a new photo.";
