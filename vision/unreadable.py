@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from .detect import Candidate, Detection, MarkerKind
-from .faces import on_faces, own_marks, quad_measures, rectangles, space_table
+from .faces import holds_any, on_faces, own_marks, quad_measures, rectangles, space_table
 from .identify import Catalog
 from .layouts import Located, Unreadable
 from .plane import Plane
@@ -54,6 +54,11 @@ def unreadable_markers(
         reach = 0.5 * np.linalg.norm(img[:, 0] - img[:, 2], axis=1)
         near = np.linalg.norm(img_centres[:, None] - dec[None], axis=2).min(axis=1) < np.maximum(reach, 4.0)
         keep &= ~near
+        # A tag-shaped quad inside a decoded QR code is one of its finder patterns (a stranger's
+        # code, or one with a damaged check character, is decoded yet read as no component).
+        codes = [d.corners for d in markers if d.kind is MarkerKind.QR]
+        if codes:
+            keep &= ~(is_tag & holds_any(np.stack(codes), img_centres, each=True).any(axis=1))
     if located:
         size = np.array([loc.component.size_mm for loc in located])
         face = on_faces(located, centres).transpose(1, 0, 2)  # (n, m, 2)

@@ -210,3 +210,18 @@ def test_a_food_chain_whose_tags_all_blurred_is_read_beside_the_chain_next_to_it
     chain = [("DRACO-1", "CICADA-1"), ("TARSIER-1", "DRACO-1"), ("LINSANG-1", "TARSIER-1"), ("PYTHON-1", "LINSANG-1")]
     for card, prey in chain:
         assert rec.state.placement_of(card).on == prey  # type: ignore[union-attr]
+
+
+def test_chains_beside_the_legend_are_found_when_none_of_their_tags_decoded() -> None:
+    """A shaken photo in which no earned card's tag decodes: the first chain is looked for
+    beside the player's legend card, the next beside it, and their cards are read (the two
+    cards fanned on the first chain's bottom card stay unread in this frame)."""
+    from tests.rendering.conditions import render_condition
+
+    state = red_position()
+    scene = render_condition("borneo", state, condition="shake", resolution=(1920, 1080), seed=1005).scene
+    rec = recognise(scene.jpeg, "borneo", players=state.players)
+    v = judge(scene.truth, state, rec.state, scene.hidden)
+    assert v.wrong == [] and v.stray == []
+    read = {p.component for p in rec.state.placements if p.area.startswith("earned:")}
+    assert {"TERMITES-1", "CICADA-1", "DRACO-1", "TARSIER-1", "LINSANG-1", "PYTHON-1"} <= read

@@ -228,3 +228,14 @@ def test_a_red_token_on_a_red_tile_is_reported_in_a_blurred_view() -> None:
         assert any((u.area, u.on, u.slot) == (want.area, "TILE-R01", 1) for u in rec.state.unknown)
     truth = {p.component: p for p in state.placements}
     assert all(truth.get(p.component) == p for p in rec.state.placements)
+
+
+def test_the_finder_patterns_of_a_strangers_code_are_not_unread_tags() -> None:
+    """A QR code on the table that decodes but names no component (here a damaged code beside
+    the board) shows three tag-shaped finder patterns: they are that code's, not unread tags."""
+    state = ana_position()
+    scene = render_scene("rainforest", state, condition="typical", resolution=(1920, 1080), seed=1009)
+    rec = recognise(scene.jpeg, "rainforest", players=state.players)
+    assert rec.foreign  # the stranger's code is read, and set aside
+    assert rec.unreadable == ()
+    assert all(p.code.value != "vision/hold_still" for p in rec.problems)

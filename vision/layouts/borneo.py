@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 
@@ -108,6 +108,7 @@ _UNREAD_RUN = 3
 BESIDE_GAP_MM = 10.0
 #: ...give or take (the probes across the gap, and how far a look searches about its tag).
 _BESIDE_PROBES = tuple((float(dx), 0.0) for dx in (-8, 0, 8, 16))
+_BESIDE_MIRRORED = tuple((-dx, dy) for dx, dy in _BESIDE_PROBES)
 _BESIDE_REACH_MM = 16.0
 #: Where a plant tile's tag and QR code lie from its centre (13 mm either side), whichever
 #: sixth turn it lies in: the squares probed on a free slot for a tile that was not read.
@@ -421,7 +422,11 @@ def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: lis
         for card in chain:
             placed.append(Placed(Placement(card.component.id, EARNED + pid, None, 0, True, on.get(card.component.id)), card))  # type: ignore[arg-type]
         chain_gaps += _fanned_on(view, cards, set(on.values()), EARNED + pid)
-        beside += _beside(view, cards, EARNED + pid)
+        legend = next(c for c in seated if by_legend[c.component.id].id == pid)
+        beside += _beside(view, cards, legend, EARNED + pid)
+    for legend in seated:
+        if by_legend[legend.component.id].id not in earned:
+            beside += _beside(view, [legend], legend, EARNED + by_legend[legend.component.id].id)
     card_reference = partial(marker_texture, view, [c for cards in earned.values() for c in cards], 6.0)
     placed_ids = {p.placement.component for p in placed}
     for spot in busy_spots(view, chain_gaps, card_reference):
@@ -429,32 +434,41 @@ def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: lis
         unknown.append(UnknownPlace(str(spot.key), None, below if below in placed_ids else None))
         problems.append(Problem(ProblemCode.FAN_UNREAD, f"a card lies fanned on {_W.name(below)} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
         _look_along(again, spot.holder, range(1, _UNREAD_RUN + 1))
-    for spot in busy_spots(view, beside, card_reference):
-        w, h = spot.holder.component.size_mm
-        tx, ty = _tag_centre(spot.holder) or (w / 2, h / 2)
-        centre = spot.holder.face_point(spot.x_mm - tx + w / 2, spot.y_mm - ty + h / 2)  # the neighbour's middle
-        tag = spot.holder.face_point(spot.x_mm + (4.0 if spot.x_mm > tx else -4.0), spot.y_mm)  # the probes' middle
-        again.append(LookAgain((float(centre[0]), float(centre[1])), (w, h), _BESIDE_REACH_MM, spot.holder.angle_deg,
+    beside_reference = partial(marker_texture, view, [c for cards in earned.values() for c in cards] + seated, 6.0)
+    for spot in busy_spots(view, beside, beside_reference):
+        cw, ch, tx, ty = _card_shape()
+        right = spot.probes is _BESIDE_PROBES
+        centre = spot.holder.face_point(spot.x_mm - tx + cw / 2, spot.y_mm - ty + ch / 2)  # the neighbour's middle
+        tag = spot.holder.face_point(spot.x_mm + (4.0 if right else -4.0), spot.y_mm)  # the probes' middle
+        again.append(LookAgain((float(centre[0]), float(centre[1])), (cw, ch), _BESIDE_REACH_MM, spot.holder.angle_deg,
                                (float(tag[0]), float(tag[1]))))
 
 
-def _beside(view: TableView, cards: list[Located], area: str) -> list[Spot]:
-    """Where the tag of a card in a chain laid beside these cards would show (a card's width and
-    a gap to either side of each card's own tag), unless a read card lies there: a whole chain
-    whose markers did not decode leaves no quad, and nothing else points at it."""
+@cache
+def _card_shape() -> tuple[float, float, float, float]:
+    """An earned card's face size and where its tag's centre lies on it (every animal and plant
+    card prints its tag at the same place)."""
+    card = next(c for c in find_game(GAME_ID).component_index.values() if c.kind == "card")  # type: ignore[attr-defined]
+    x, y = marker_layout(GAME_ID, card).tag.centre_mm
+    return float(card.size_mm[0]), float(card.size_mm[1]), float(x), float(y)
+
+
+def _beside(view: TableView, holders: list[Located], legend: Located, area: str) -> list[Spot]:
+    """Where the tag of a card laid beside these faces (earned cards, or the player's legend card,
+    top edges in line), a gap away to either side, would show, unless a read face lies there: a
+    whole chain whose markers did not decode leaves no quad, and nothing else points at it. Each
+    place is given on the legend's face (chains lie square to it), whose plain print is what
+    "nothing here" looks like: a card's own lower part is covered by the cards fanned on it."""
     faces = [c for c in view.located if not c.component.spaces]
+    cw, _, tx, ty = _card_shape()
     out = []
-    for card in cards:
-        tag = _tag_centre(card)
-        if tag is None:
-            continue
-        w = card.component.size_mm[0]
-        for side in (-1.0, 1.0):
-            x = tag[0] + side * (w + BESIDE_GAP_MM)
-            xy = card.face_point(x, tag[1])
-            if any(_on_face(f, xy) for f in faces):
-                continue
-            out.append(Spot(card, x, tag[1], area, 6.0, _BESIDE_PROBES if side > 0 else tuple((-dx, dy) for dx, dy in _BESIDE_PROBES)))
+    for holder in holders:
+        w = holder.component.size_mm[0]
+        for x, probes in ((w + BESIDE_GAP_MM + tx, _BESIDE_PROBES), (tx - cw - BESIDE_GAP_MM, _BESIDE_MIRRORED)):
+            xy = holder.face_point(x, ty)
+            if not any(_on_face(f, xy) for f in faces):
+                lx, ly = legend.to_face(xy[None])[0]
+                out.append(Spot(legend, float(lx), float(ly), area, 6.0, probes))
     return out
 
 
