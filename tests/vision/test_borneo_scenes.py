@@ -225,3 +225,20 @@ def test_chains_beside_the_legend_are_found_when_none_of_their_tags_decoded() ->
     assert v.wrong == [] and v.stray == []
     read = {p.component for p in rec.state.placements if p.area.startswith("earned:")}
     assert {"TERMITES-1", "CICADA-1", "DRACO-1", "TARSIER-1", "LINSANG-1", "PYTHON-1"} <= read
+
+
+def test_tiles_edge_to_edge_on_an_unread_platform_are_not_taken_for_a_hand() -> None:
+    """A shaken photo in which none of the platform's markers decodes but some of its tiles do:
+    tiles lying edge to edge as a platform's slots hold them are on a platform, not in the hand
+    of the player whose legend lies near; they are reported, and the jungle is not read in full."""
+    from tests.rendering.conditions import render_condition
+
+    state = red_position()
+    scene = render_condition("borneo", state, condition="shake", resolution=(1920, 1080), seed=1004).scene
+    rec = recognise(scene.jpeg, "borneo", players=state.players)
+    v = judge(scene.truth, state, rec.state, scene.hidden)
+    assert v.wrong == [] and v.stray == []
+    assert rec.state.placement_of("C1") is None  # the platform is not read in this frame
+    assert all(p.area != "hand:red" for p in rec.state.placements if p.component not in ("T45", "T06"))
+    assert any(u.area == "jungle" for u in rec.state.unknown)
+    assert {"T07", "T09"} <= {c for p in rec.problems if p.code.value == "layout/unplaced" for c in p.components}

@@ -339,9 +339,16 @@ def read(view: TableView) -> LayoutResult:
 def _tiles(view: TableView, draft: Draft, platforms: list[Located], seated: list[Located], by_legend: dict[str, Player]) -> None:
     """Plant tiles: on a platform's slot, turned to its edges, or in a player's hand beside their legend."""
     placed, problems, fits = draft.placed, draft.problems, draft.fits
+    slotted = _slotted_off_platforms([t for t in view.of_kind("tile") if holder(platforms, t.centre_mm) is None])
+    if slotted:  # a platform lies there whose markers were not read: the jungle is not read in full
+        draft.unknown.append(UnknownPlace(JUNGLE))
     for tile in view.of_kind("tile"):
         xy = tile.centre_mm
         platform = holder(platforms, xy)
+        if tile.component.id in slotted:
+            _report(problems, ProblemCode.UNPLACED, tile, f"lies edge to edge with {_W.name(slotted[tile.component.id])} as on a "
+                    "platform's slots, but no platform was read under them (a platform whose markers are unreadable?)")
+            continue
         if platform is not None:
             hit = space_hit(platform, xy)
             if hit is None:
@@ -362,6 +369,38 @@ def _tiles(view: TableView, draft: Draft, platforms: list[Located], seated: list
             placed.append(Placed(Placement(tile.component.id, HAND + by_legend[legend.component.id].id), tile))
             continue
         _report(problems, ProblemCode.LOOSE, tile, "lies on no platform and near no player's legend card")
+
+
+#: Plant tiles on a platform lie edge to edge, their centres a slot pitch apart (the platforms'
+#: hex slots), give or take this much (mm) and this many degrees off a slot's direction.
+_SLOT_SLACK_MM = 4.0
+_SLOT_SLACK_DEG = 10.0
+
+
+@cache
+def _slot_pitch() -> float:
+    """The distance between the centres of neighbouring slots of a platform."""
+    board = next(c for c in find_game(GAME_ID).component_index.values() if c.kind == "board")  # type: ignore[attr-defined]
+    xy = np.array([[s.x_mm, s.y_mm] for s in board.spaces])
+    d = np.linalg.norm(xy[:, None] - xy[None], axis=2)
+    return float(d[d > 0].min())
+
+
+def _slotted_off_platforms(loose: list[Located]) -> dict[str, str]:
+    """Plant tiles off every read platform that lie edge to edge as a platform's slots hold them
+    (a slot pitch apart, in a slot's direction from the tile's own edges), each with one such
+    neighbour: they lie on a platform whose markers were not read, not in a player's hand."""
+    pitch, out = _slot_pitch(), {}
+    for a in loose:
+        for b in loose:
+            if a is b:
+                continue
+            dx, dy = np.subtract(b.centre_mm, a.centre_mm)
+            heading = np.degrees(np.arctan2(dy, dx)) - a.angle_deg - 90.0  # slot directions: 90 + 60k off a tile's x axis
+            off = abs((heading + 30.0) % 60.0 - 30.0)
+            if abs(float(np.hypot(dx, dy)) - pitch) <= _SLOT_SLACK_MM and off <= _SLOT_SLACK_DEG:
+                out[a.component.id] = b.component.id
+    return out
 
 
 def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: list[Located], seated: list[Located],
