@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from .detect import Detection, MarkerKind
+from .layouts import Unreadable
 from .problems import Problem, ProblemCode
 
 #: Problems that say something lies where nothing could be read: what a blur check is about.
@@ -92,16 +93,16 @@ def sharpness(gray: np.ndarray, markers: Sequence[Detection], points: Iterable[t
     return float(np.median(values)) if values else None
 
 
-def unread_places(problems: Sequence[Problem], unreadable: Sequence[object]) -> tuple[list[tuple[float, float]], list[np.ndarray]]:
+def unread_places(problems: Sequence[Problem], unreadable: Sequence[Unreadable]) -> tuple[list[tuple[float, float]], list[np.ndarray]]:
     """Where the reading reports something not read (image points), and the unread quads."""
     points = [pt for pr in problems if pr.code in UNREAD_CODES for pt in pr.image_points]
-    quads = [np.asarray(u.image_corners) for u in unreadable]  # type: ignore[attr-defined]
+    quads = [np.asarray(u.image_corners) for u in unreadable]
     points += [tuple(map(float, q.mean(axis=0))) for q in quads]
     return points, quads
 
 
 def hold_still(gray: np.ndarray, markers: Sequence[Detection], problems: Sequence[Problem],
-               unreadable: Sequence[object], unknown: int = 0) -> Problem | None:
+               unreadable: Sequence[Unreadable], unknown: int = 0) -> Problem | None:
     """A ``vision/hold_still`` problem when something was not read and the photo is too blurred
     around it; None otherwise (a sharp photo, or nothing unread)."""
     points, quads = unread_places(problems, unreadable)
