@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from .model import BoardState, ComponentId, Game, Placement, PlayerId, ScoreSheet, ScoringError, Violation, parse_area
 from .registry import GAME_IDS, find_game
 from .state import placement_to_json
+from .words import Words, join_and
 
 
 class HintError(ScoringError):
@@ -42,7 +43,7 @@ class Place:
     key: str
     """Stable id of the place within one question, e.g. ``park:red (2,-1) r1``."""
     label: str
-    """What a player reads: ``(2, -1), roads E S``."""
+    """What a player reads: ``Ana's park, east of Owl (roads east and south)``."""
     changes: tuple[Change, ...]
     extras: tuple[tuple[str, Any], ...] = ()
     """``extras`` keys the move sets on the state after it (the active player, claims...)."""
@@ -351,3 +352,21 @@ def board_space(state: BoardState, placement: Placement) -> dict[str, Any] | Non
     component = game.component_index[board.component]
     space = next(s for s in component.spaces if s.name == placement.cell)
     return {"component": board.component, "size_mm": list(component.size_mm), "at_mm": [space.x_mm, space.y_mm]}
+
+
+#: A table grid's steps in compass words (y grows to the south: Habitats' park, PHYLO's table).
+COMPASS: dict[tuple[int, int], str] = {(0, -1): "north", (1, 0): "east", (0, 1): "south", (-1, 0): "west"}
+
+
+def grid_nearby(state: BoardState, area: str, cell: tuple[int, int], words: Words) -> str:
+    """Where an empty grid cell lies among the pieces around it: ``north of Owl and west of Kudu``.
+
+    Players find a place by what lies beside it, never by coordinates; empty when nothing does.
+    """
+    at = {p.cell: p.component for p in state.in_area(area) if p.on is None and isinstance(p.cell, tuple)}
+    parts = []
+    for (dx, dy), word in COMPASS.items():
+        found = at.get((cell[0] - dx, cell[1] - dy))
+        if found is not None:
+            parts.append(f"{word} of {words.name(found)}")
+    return join_and(parts)

@@ -17,6 +17,7 @@ from . import GAME
 from .catalog import Side
 from .planet import MOON, PLANET_SPACES, RECESSES, find_pattern
 from .table import Area
+from ..words import Words
 
 Ring = tuple[str | None, ...]
 
@@ -40,13 +41,29 @@ def _landings(ring: Ring) -> Iterator[tuple[int, Ring, str, str]]:
             new = list(ring)
             new[i + 1:after + 1] = ring[i:after]
             new[i] = None
-            yield i, tuple(new), " on", f", sliding {PLANET_SPACES[i]}-{PLANET_SPACES[after - 1]} one space on"
+            yield i, tuple(new), " on", _slide(i, after - 1, "on")
         before = next((j for j in range(i - 1, -1, -1) if ring[j] is None), None)
         if before is not None:
             new = list(ring)
             new[before:i] = ring[before + 1:i + 1]
             new[i] = None
-            yield i, tuple(new), " back", f", sliding {PLANET_SPACES[before + 1]}-{PLANET_SPACES[i]} one space back"
+            yield i, tuple(new), " back", _slide(before + 1, i, "back")
+
+
+def _slide(first: int, last: int, way: str) -> str:
+    """``, sliding the tokens of spaces 3 to 5 one space on`` (the rulebook's Law of Gravity)."""
+    words = Words(GAME.id, {})
+    if first == last:
+        return f", sliding the token of {words.space(PLANET_SPACES[first])} one space {way}"
+    a, b = words.space(PLANET_SPACES[first]), words.space(PLANET_SPACES[last])
+    many = "spaces " + a.removeprefix("space ") if a.startswith("space ") else a
+    return f", sliding the tokens of {many} to {b.rpartition(' ')[2]} one space {way}"
+
+
+def _where(state: BoardState, player: str, space: str) -> str:
+    """``space 3 of Red's planet board``, ``the Moon of Red's planet board``."""
+    words = Words.of(GAME.id, state)
+    return f"{words.space(space)} of {words.area(f'{Area.PLANET.value}:{player}')}"
 
 
 def _claims(after: BoardState, player: str) -> list[str]:
@@ -72,7 +89,7 @@ def _with_claims(before: BoardState, player: str, place: Place) -> Iterator[Plac
         to = Placement(ComponentId(cid), f"{Area.BIOMES.value}:{player}")
         yield Place(
             f"{place.key} claims {cid}",
-            f"{place.label}, completes {card.name if card else cid}",
+            f"{place.label}, completes {card.name if card else 'a biome card'}",
             (*place.changes, Change(to.component, to)),
         )
 
@@ -105,14 +122,15 @@ class BiomosHints:
             for k, cid in enumerate(after):
                 if cid is not None and ring[k] != cid:
                     changes.append(Change(ComponentId(cid), moved(placed[cid], cell=PLANET_SPACES[k])))
-            place = Place(PLANET_SPACES[i] + slide, PLANET_SPACES[i] + how, tuple(changes))
+            place = Place(PLANET_SPACES[i] + slide, _where(before, player, PLANET_SPACES[i]) + how, tuple(changes))
             yield from _with_claims(before, player, place)
         taken = {p.cell for p in before.in_area(area)}
         recesses = RECESSES if GAME.table(before).side is Side.ADVANCED else ()
         for space in (*recesses, MOON):
             if space not in taken:
                 token = Placement(ComponentId(component), area, space)
-                yield from _with_claims(before, player, Place(space, space, (Change(token.component, token),)))
+                place = Place(space, _where(before, player, space), (Change(token.component, token),))
+                yield from _with_claims(before, player, place)
 
     def place_for(self, before: BoardState, component: str, player: str, where: Mapping[str, Any]) -> Place:
         cell = where_field(where, "cell", str)
@@ -123,7 +141,7 @@ class BiomosHints:
             if at is not None and at.cell == cell and claimed == ([claim] if claim else []):
                 return place
         token = Placement(ComponentId(component), f"{Area.PLANET.value}:{player}", cell)
-        return Place(cell, cell, (Change(token.component, token),))
+        return Place(cell, _where(before, player, cell), (Change(token.component, token),))
 
     def market(self, state: BoardState, player: str, hints: HintFinder) -> Iterator[MarketChoice]:
         """Each centre token, ranked by its best landing space."""

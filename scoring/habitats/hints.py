@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..hints import Change, HintError, HintFinder, MarketChoice, Place, apply_place, moved, where_field, without
+from ..hints import COMPASS, Change, HintError, HintFinder, MarketChoice, Place, apply_place, grid_nearby, moved, where_field, without
 from ..model import BoardState, ComponentId, Placement
+from ..words import Words, join_and
 from .catalog import Side, TileKind
 from .legality import MARKET, PARK_PREFIX, _owner
 from .park import GridCell, neighbours
@@ -34,19 +35,28 @@ def _rotations(component: str) -> tuple[int, ...]:
     return tuple(seen.values())
 
 
-def _label(component: str, cell: GridCell, rotation: int) -> str:
+def _label(state: BoardState, area: str, component: str, cell: GridCell, rotation: int) -> str:
+    """``Ana's park, east of Owl (roads north and east)``: the park, the tiles beside, the roads' sides."""
+    words = Words.of(GAME.id, state)
+    near = grid_nearby(state, area, cell, words)
+    if not near:
+        near = "touching no tile" if state.in_area(area) else "its first tile"
+    text = f"{words.area(area)}, {near}"
     tile = GAME.catalog.tile(component)
-    text = f"({cell[0]}, {cell[1]})"
     if tile is not None and tile.kind is TileKind.ROAD:
-        roads = " ".join(s.name for s in Side if s in tile.roads_at(rotation))
-        text += f", roads {roads}"
+        text += f" (roads {join_and(_side_word(s) for s in Side if s in tile.roads_at(rotation))})"
     return text
 
 
-def park_place(player: str, component: str, cell: GridCell, rotation: int) -> Place:
+def _side_word(side: Side) -> str:
+    return COMPASS[side.step]
+
+
+def park_place(state: BoardState, player: str, component: str, cell: GridCell, rotation: int) -> Place:
     area = PARK_PREFIX + player
     to = Placement(ComponentId(component), area, cell, rotation)
-    return Place(f"{area} ({cell[0]},{cell[1]}) r{rotation}", _label(component, cell, rotation), (Change(to.component, to),))
+    label = _label(state, area, component, cell, rotation)
+    return Place(f"{area} ({cell[0]},{cell[1]}) r{rotation}", label, (Change(to.component, to),))
 
 
 class HabitatsHints:
@@ -70,7 +80,7 @@ class HabitatsHints:
     def places(self, before: BoardState, component: str, player: str) -> Iterator[Place]:
         for cell in frontier_cells(before, player):
             for r in _rotations(component):
-                yield park_place(player, component, cell, r)
+                yield park_place(before, player, component, cell, r)
 
     def place_for(self, before: BoardState, component: str, player: str, where: Mapping[str, Any]) -> Place:
         cell = where_field(where, "cell", list)
@@ -79,7 +89,7 @@ class HabitatsHints:
         rotation = where_field(where, "rotation", int, required=False) or 0
         if not 0 <= rotation <= 3:
             raise HintError("place: 'rotation' must be 0 to 3")
-        return park_place(player, component, (cell[0], cell[1]), rotation)
+        return park_place(before, player, component, (cell[0], cell[1]), rotation)
 
     def market(self, state: BoardState, player: str, hints: HintFinder) -> Iterator[MarketChoice]:
         """Each tile the player's figure could draft, with the best spot it then has."""
@@ -114,7 +124,7 @@ class HabitatsHints:
             whole = Place("draft", "draft", (probe.changes[0], *take))
             if any(v.code.startswith("market/") for v in GAME.violations(state, apply_place(state, whole))):
                 return None
-            return MarketChoice(ComponentId(component), None, f"{side.name} of the figure; no legal spot in the park", take)
+            return MarketChoice(ComponentId(component), None, f"{_side_word(side)} of the figure; no legal spot in the park", take)
         whole = Place("draft", "draft", (found.best.place.changes[0], *take))
         if GAME.violations(state, apply_place(state, whole)):
             return None
@@ -122,7 +132,7 @@ class HabitatsHints:
         return MarketChoice(
             ComponentId(component),
             found.best,
-            f"{side.name} of the figure; best at {found.best.place.label}: {found.best.total:+d} ({gains})",
+            f"{_side_word(side)} of the figure; best at {found.best.place.label}: {found.best.total:+d} ({gains})",
             take,
         )
 

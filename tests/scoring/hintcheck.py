@@ -86,7 +86,7 @@ def habitats_places(before: BoardState, component: str, player: str) -> Iterator
         for y in range(y0 - 2, y1 + 3):
             if GAME.park_of(before, player).at((x, y)) is None:
                 for r in _rotations(component):
-                    yield park_place(player, component, (x, y), r)
+                    yield park_place(before, player, component, (x, y), r)
 
 
 def borneo_places(before: BoardState, component: str, player: str) -> Iterator[Place]:
