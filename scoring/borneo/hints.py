@@ -16,6 +16,8 @@ from ..hints import Change, HintError, HintFinder, MarketChoice, Place, apply_pl
 from ..model import BoardState, ComponentId, Placement
 from .catalog import AnimalCard, Edge, Tier
 from .game import GAME, Area
+from ..nearby import beside
+from ..words import Words, plural
 
 #: Rules a tile position breaks whatever card it serves.
 _TILE_RULES = frozenset({"borneo/wrong_layer", "borneo/conflict", "borneo/tile_removed", "borneo/tile_not_in_hand"})
@@ -68,19 +70,38 @@ def _preys(state: BoardState, player: str, card: str) -> list[str | None]:
     return [p.component for p in earned if p.component not in covered and p.component in GAME.catalog.animals]
 
 
-def tile_place(player: str, tile: str, area: str, slot: str, rotation: int, card: str | None, prey: str | None) -> Place:
-    cat = GAME.catalog
+def _turned(rotation: int) -> str:
+    return "not turned" if rotation == 0 else f"turned {plural(rotation, 'sixth')}"
+
+
+def _label(state: BoardState, player: str, to: Placement, card: str | None, prey: str | None) -> str:
+    """``the north-east slot of Canopy Layer 2, next to Plant tile T06, turned 1 sixth: earns Cicada``."""
+    words = Words.of(GAME.id, state)
+    label = f"{words.space(str(to.cell))} of {words.area(to.area)}"
+    near = beside(state, to)
+    if near:
+        label += f", next to {words.listing(near)}"
+    label += f", {_turned(to.rotation)}"
+    if card is not None:
+        label += f": earns {words.name(card)}"
+        source = state.placement_of(card)
+        if words.is_shared(card) and source is not None:  # which of the same-named cards
+            label += f" from {words.area(source.area)}"
+        if prey:
+            label += f" on {words.name(prey)}"
+    return label
+
+
+def tile_place(state: BoardState, player: str, tile: str, area: str, slot: str, rotation: int,
+               card: str | None, prey: str | None) -> Place:
     to = Placement(ComponentId(tile), area, slot, rotation)
     changes = [Change(to.component, to)]
-    label = f"{area.partition(':')[2]} {slot}, turned {rotation}"
     if card is not None:
         earned = Placement(ComponentId(card), f"{Area.EARNED.value}:{player}", None, 0, True,
                            ComponentId(prey) if prey else None)
         changes.append(Change(earned.component, earned))
-        name = cat.earnable(card).name  # type: ignore[union-attr]
-        label += f": earns {name} ({card})" + (f" on {prey}" if prey else "")
     key = f"{area} {slot} r{rotation} {card or '-'}" + (f" on {prey}" if prey else "")
-    return Place(key, label, tuple(changes), (("active", player),))
+    return Place(key, _label(state, player, to, card, prey), tuple(changes), (("active", player),))
 
 
 class BorneoHints:
@@ -102,7 +123,7 @@ class BorneoHints:
         positions = []
         for area, slot in _free_slots(before):
             for r in _rotations(component):
-                bare = tile_place(player, component, area, slot, r, None, None)
+                bare = tile_place(before, player, component, area, slot, r, None, None)
                 codes = {v.code for v in GAME.violations(before, apply_place(before, bare))}
                 if not codes & _TILE_RULES:
                     positions.append((area, slot, r))
@@ -112,13 +133,13 @@ class BorneoHints:
             return
         for card in _cards(before, player):
             for prey in _preys(before, player, card):
-                probe = tile_place(player, component, *positions[0], card, prey)
+                probe = tile_place(before, player, component, *positions[0], card, prey)
                 codes = {v.code for v in GAME.violations(before, apply_place(before, probe))}
                 if codes & _CARD_RULES:
                     yield probe  # refused for every tile position: the card's own rules
                     continue
                 for area, slot, r in positions:
-                    yield tile_place(player, component, area, slot, r, card, prey)
+                    yield tile_place(before, player, component, area, slot, r, card, prey)
 
     def place_for(self, before: BoardState, component: str, player: str, where: Mapping[str, Any]) -> Place:
         area = where_field(where, "area", str)
@@ -130,7 +151,7 @@ class BorneoHints:
             raise HintError("place: 'rotation' must be 0 to 5 sixth turns")
         if card is not None and GAME.catalog.earnable(card) is None:
             raise HintError(f"place: {card!r} is not an animal or plant card")
-        return tile_place(player, component, area, slot, rotation, card, prey)
+        return tile_place(before, player, component, area, slot, rotation, card, prey)
 
     def market(self, state: BoardState, player: str, hints: HintFinder) -> Iterator[MarketChoice]:
         """Each gallery card, ranked by the best spot a tile in the player's hand has for it."""
@@ -148,7 +169,8 @@ class BorneoHints:
             if spot is None:
                 reason = f"{name}: no tile in hand can earn it alone"
             else:
-                reason = f"{name}: {spot.total:+d} with {spot.place.changes[0].component} at {spot.place.label}"
+                tile = Words(GAME.id, {}).name(spot.place.changes[0].component)
+                reason = f"{name}: {spot.total:+d} with {tile} at {spot.place.label}"
             yield MarketChoice(ComponentId(card), spot, reason)
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..hints import Change, HintError, HintFinder, MarketChoice, Place, where_field
+from ..hints import Change, HintError, HintFinder, MarketChoice, Place, grid_nearby, where_field
 from ..model import BoardState, ComponentId, Placement
 from .catalog import CardKind, Duration, Effect
 from .game import GAME
-from .table import affected_by, build_table, cells_in_reach, fmt, neighbours, owner_of
+from .table import affected_by, build_table, cells_in_reach, neighbours, owner_of
+from ..words import Words
 
 TABLE = "table"
 
@@ -33,13 +34,17 @@ def _species_place(state: BoardState, card: str, player: str, cell: tuple[int, i
                    replaces: str | None = None) -> Place:
     to = Placement(ComponentId(card), TABLE, cell, rotation)
     changes = [Change(to.component, to)]
+    words = Words.of(GAME.id, state)
     owner = owner_of(state, rotation)
-    label = f"{fmt(cell)}, facing {owner}"
+    facing = f"facing {words.player(owner)}" if owner else "facing nobody"
     key = f"{cell[0]},{cell[1]} r{rotation}"
     if replaces is not None:
         changes += _leaving(state, replaces)
-        label += f", invading {replaces}"
+        label = f"on {words.name(replaces)}, invading it, {facing}"
         key += f" invades {replaces}"
+    else:
+        near = grid_nearby(state, TABLE, cell, words)
+        label = f"on the table, {near or 'touching no card'}, {facing}"
     return Place(key, label, tuple(changes), (("active", player), ("events", [])))
 
 
@@ -57,10 +62,10 @@ def _event_place(state: BoardState, card: str, player: str, target: str) -> Plac
         for cell in cells_in_reach(ev, victim.cell, list(table.cards)):
             if affected_by(ev, table.cards[cell]):
                 changes += _leaving(state, table.cards[cell].id)
-    where = fmt(victim.cell) if victim is not None else "?"
+    words = Words.of(GAME.id, state)
     return Place(
         f"event on {target}",
-        f"on {target} at {where}",
+        f"on {words.name(target)}" if victim is not None else f"on {words.name(target)}, which is not on the table",
         tuple(changes),
         (("active", player), ("events", [{"card": card, "target": target}])),
     )

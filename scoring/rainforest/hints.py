@@ -15,6 +15,8 @@ from ..hints import Change, HintError, HintFinder, MarketChoice, Place, moved, w
 from ..model import BoardState, ComponentId, Placement, parse_area
 from .game import GAME
 from .jungle import PlayerTable, player_table
+from ..nearby import beside
+from ..words import Words
 
 CLEARING_SPACES = ("C1", "C2", "C3")
 RESERVE_SPACES = ("R1", "R2")
@@ -44,6 +46,7 @@ def _lock(state: BoardState, table: PlayerTable, tile: str, token: Placement) ->
 
 def _token_places(state: BoardState, component: str, player: str) -> Iterator[Place]:
     cat = GAME.catalog
+    words = Words.of(GAME.id, state)
     table = _table(state, player)
     for tile in table.clearing:
         filled = table.tokens_on.get(tile, {})
@@ -53,7 +56,7 @@ def _token_places(state: BoardState, component: str, player: str) -> Iterator[Pl
                 continue
             token = Placement(ComponentId(component), f"clearing:{player}", None, 0, True, ComponentId(tile), slot)
             key = f"{tile} slot {slot}"
-            label = f"{tile} slot {slot} ({cat.tiles[tile].slots[slot - 1].text})"
+            label = f"{words.space(f'S{slot}')} ({cat.tiles[tile].slots[slot - 1].text}) of {words.name(tile)}"
             if len(filled) + 1 < len(slots):
                 yield Place(key, label, (Change(token.component, token),))
                 continue
@@ -61,7 +64,7 @@ def _token_places(state: BoardState, component: str, player: str) -> Iterator[Pl
     for cell in RESERVE_SPACES:
         if cell not in {state.placement_of(t).cell for t in table.reserve if state.placement_of(t)}:
             to = Placement(ComponentId(component), f"reserve:{player}", cell)
-            yield Place(f"reserve {cell}", f"reserve {cell}", (Change(to.component, to),))
+            yield Place(f"reserve {cell}", words.space(cell), (Change(to.component, to),))
 
 
 def _locking_places(
@@ -69,14 +72,18 @@ def _locking_places(
 ) -> Iterator[Place]:
     """The last slot filled: the tile locked in, with or without a diversity token, and each protected area."""
     cat = GAME.catalog
+    words = Words.of(GAME.id, state)
     lock, position = _lock(state, table, tile, token)
     token_change, rest = lock[-1], lock[:-1]
-    label += f", locks {tile} into {position}"
+    label += f", locks it into {words.space(position)}"
+    near = beside(state, lock[0].to) if lock[0].to else ()
+    if near:
+        label += f", next to {words.listing(near)}"
     area = f"jungle:{table.player}"
     diversity = [None, *_supply(state, cat.diversity_tokens)[:1]]
     for d in diversity:
         bonus = [] if d is None else [Change(ComponentId(d), Placement(ComponentId(d), area, None, 0, True, ComponentId(tile)))]
-        extra = "" if d is None else f" with {d}"
+        extra = "" if d is None else f" with {words.name(d)}"
         yield Place(f"{key} lock{extra}", label + extra, (token_change, *rest, *bonus))
         jungle = {**table.jungle, int(position[1:]): tile}
         for pa in _supply(state, cat.protected_areas):
@@ -85,20 +92,32 @@ def _locking_places(
                 on = Change(ComponentId(pa), Placement(ComponentId(pa), area, None, 0, True, ComponentId(target)))
                 yield Place(
                     f"{key} lock{extra} {pa} on {target}",
-                    f"{label}{extra}, {pa} on {target}",
+                    f"{label}{extra}, {words.name(pa)} on {words.name(target)}",
                     (token_change, *rest, *bonus, on),
                 )
 
 
 def _tile_places(state: BoardState, component: str, player: str) -> Iterator[Place]:
+    words = Words.of(GAME.id, state)
     used = {p.cell for p in state.in_area(f"clearing:{player}")}
     free = [cell for cell in CLEARING_SPACES if cell not in used]
     for cell in free:
         to = Placement(ComponentId(component), f"clearing:{player}", cell)
-        yield Place(f"clearing {cell}", f"clearing {cell}", (Change(to.component, to),))
+        yield Place(f"clearing {cell}", words.space(cell), (Change(to.component, to),))
     if not free:  # a fourth tile beside the full clearing: the rules say why not
         to = Placement(ComponentId(component), f"clearing:{player}")
-        yield Place("clearing", "clearing (no free space)", (Change(to.component, to),))
+        yield Place("clearing", f"{words.area(to.area)} (no free space)", (Change(to.component, to),))
+
+
+def _pointed_label(state: BoardState, to: Placement) -> str:
+    """A place no candidate matches, in words: ``token space 2 of Jungle tile R10 in Ana's clearing``."""
+    words = Words.of(GAME.id, state)
+    parts = [words.space(str(to.cell))] if to.cell is not None else []
+    if to.slot is not None:
+        parts.append(words.space(f"S{to.slot}"))
+    if to.on is not None:
+        parts.append(f"of {words.name(to.on)}")
+    return " ".join([*parts, words.where(to.area)])
 
 
 class RainforestHints:
@@ -135,7 +154,7 @@ class RainforestHints:
             if at is not None and (at.cell, at.on, at.slot) == (cell, on, slot):
                 return place  # the move the rules complete (a lock; bonus tokens are variants)
         key = f"{area} {cell or ''} {on or ''} {slot or ''}".strip()
-        return Place(key, key, (Change(to.component, to),))
+        return Place(key, _pointed_label(before, to), (Change(to.component, to),))
 
     def market(self, state: BoardState, player: str, hints: HintFinder) -> Iterator[MarketChoice]:
         """Every tile and token in the zones, with the best spot it would have."""

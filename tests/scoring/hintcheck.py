@@ -100,7 +100,7 @@ def borneo_places(before: BoardState, component: str, player: str) -> Iterator[P
     for area, slot in _free_slots(before):
         for r in _rotations(component):
             for card, prey in options:
-                yield tile_place(player, component, area, slot, r, card, prey)
+                yield tile_place(before, player, component, area, slot, r, card, prey)
 
 
 def rainforest_places(before: BoardState, component: str, player: str) -> Iterator[Place]:
