@@ -16,6 +16,7 @@ from scoring.hints import (
     apply_place,
     explain,
     find_hints,
+    holdable_labels,
     hints_to_json,
     market_choices,
     market_to_json,
@@ -23,6 +24,7 @@ from scoring.hints import (
     spot_to_json,
 )
 from scoring.model import BoardState, parse_area
+from scoring.words import Words
 from scoring.state import state_to_json
 
 from .cli_input import EXIT_ILLEGAL, EXIT_OK, _fail, _load_state
@@ -100,7 +102,8 @@ def cmd_hints(args: argparse.Namespace) -> int:
             doc["market"] = market_to_json(market)
         print(json.dumps(doc, indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(f"{game.name}: where can {args.component} go? ({state.player(player).name})")
+    words = Words.of(game.id, state)
+    print(f"{game.name}: where can {words.name(args.component)} go? ({state.player(player).name})")
     if not hints.spots:
         print("  nowhere legal now; the places tried break:")
         for code, message, count in _reasons(find_hints(state, args.component, player, with_refused=True).refused):
@@ -109,8 +112,9 @@ def cmd_hints(args: argparse.Namespace) -> int:
         print(f"  {i:>3}. {spot.total:+4d}  {spot.place.label}  ({_gains(spot)})")
     if args.market:
         print("Market:")
+        labels = holdable_labels(state, player)
         for m in market:
-            print(f"  {m.component:<14} {m.reason}")
+            print(f"  {labels.get(m.component, words.name(m.component))}: {m.reason}")
     return EXIT_OK
 
 

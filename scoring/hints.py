@@ -213,6 +213,40 @@ def holdable(state: BoardState, player: str) -> tuple[str, ...]:
     return game_hints(state.game).holdable(state, player)
 
 
+def holdable_labels(state: BoardState, player: str) -> dict[str, str]:
+    """What the list to pick from shows for each holdable piece: its printed name alone, and for
+    pieces printed with the same name what tells them apart where they lie (never an id)."""
+    words = Words.of(state.game, state)
+    ids = holdable(state, player)
+    names = {c: words.name(c) for c in ids}
+    out = {}
+    for c in ids:
+        twins = [d for d in ids if names[d] == names[c]]
+        out[c] = names[c] if len(twins) == 1 else f"{names[c]} ({_told_apart(state, c, twins, words)})"
+    return out
+
+
+def _told_apart(state: BoardState, component: str, twins: Sequence[str], words: Words) -> str:
+    """Where one of several same-named pieces lies: its area, space or neighbours; else a copy number."""
+    at = state.placement_of(component)
+    if at is not None:
+        same_area = [d for d in twins if (q := state.placement_of(d)) is not None and q.area == at.area]
+        if len(same_area) == 1:
+            return words.where(at.area)
+        if isinstance(at.cell, str):
+            return f"{words.space(at.cell)} {words.where(at.area)}"
+        if isinstance(at.cell, tuple) and len(at.cell) == 2:
+            others = set()
+            for d in same_area:
+                q = state.placement_of(d)
+                if d != component and q is not None and isinstance(q.cell, tuple):
+                    others.update(grid_sides(state, q.area, q.cell, words))
+            mine = [side for side in grid_sides(state, at.area, at.cell, words) if side not in others]
+            if mine:
+                return f"{words.where(at.area)}, {mine[0]}"
+    return f"copy {list(twins).index(component) + 1} of {len(twins)}"
+
+
 def market_choices(state: BoardState, player: str) -> tuple[MarketChoice, ...]:
     """What ``player`` may take from the market or piles, best spot first, none-legal last."""
     state.player(player)
@@ -363,10 +397,15 @@ def grid_nearby(state: BoardState, area: str, cell: tuple[int, int], words: Word
 
     Players find a place by what lies beside it, never by coordinates; empty when nothing does.
     """
+    return join_and(grid_sides(state, area, cell, words))
+
+
+def grid_sides(state: BoardState, area: str, cell: tuple[int, int], words: Words) -> list[str]:
+    """``["north of Owl", "west of Kudu"]``: each piece lying beside a grid cell, by the side it touches."""
     at = {p.cell: p.component for p in state.in_area(area) if p.on is None and isinstance(p.cell, tuple)}
     parts = []
     for (dx, dy), word in COMPASS.items():
         found = at.get((cell[0] - dx, cell[1] - dy))
         if found is not None:
             parts.append(f"{word} of {words.name(found)}")
-    return join_and(parts)
+    return parts

@@ -19,7 +19,7 @@ from scoring.hints import (
     explain,
     find_hints,
     hints_to_json,
-    holdable,
+    holdable_labels,
     market_choices,
     market_to_json,
     refusal_to_json,
@@ -66,7 +66,9 @@ def answer(game: Game, state: BoardState, player: str, component: Any, at: Any, 
     doc: dict[str, Any] = {
         "game": game.id,
         "player": player,
-        "holdable": [{"id": c, "name": names.get(c, c)} for c in holdable(state, player)],
+        "holdable": [
+            {"id": c, "name": names.get(c, c), "label": label} for c, label in holdable_labels(state, player).items()
+        ],
     }
     try:
         if market:

@@ -165,12 +165,11 @@ class BorneoHints:
                     best[card] = spot
         for card in gallery:
             spot = best[card]
-            name = GAME.catalog.earnable(card).name  # type: ignore[union-attr]
             if spot is None:
-                reason = f"{name}: no tile in hand can earn it alone"
+                reason = "no tile in hand can earn it alone"
             else:
                 tile = Words(GAME.id, {}).name(spot.place.changes[0].component)
-                reason = f"{name}: {spot.total:+d} with {tile} at {spot.place.label}"
+                reason = f"{spot.total:+d} with {tile} at {spot.place.label}"
             yield MarketChoice(ComponentId(card), spot, reason)
 
 

@@ -248,10 +248,13 @@
     const select = $("hints-piece"); clear(select);
     select.append(el("option", { value: "" }, "Choose…"));
     if (!doc) return;
-    for (const c of doc.holdable) select.append(el("option", { value: c.id }, c.name && c.name !== c.id ? `${c.name} (${c.id})` : c.id));
+    // The printed name, and for same-named pieces what tells them apart; the id stays the value.
+    for (const c of doc.holdable) select.append(el("option", { value: c.id }, c.label || c.name || c.id));
     const market = $("hints-market"); clear(market);
     for (const m of doc.market || []) {
-      const li = el("li", { "data-component": m.component }, m.reason);
+      const held = doc.holdable.find((c) => c.id === m.component);
+      const name = (held && held.label) || (table.page.names || {})[m.component] || "A piece";
+      const li = el("li", { "data-component": m.component }, `${name}: ${m.reason}`);
       li.addEventListener("click", () => { select.value = m.component; choose(m.component); });
       market.append(li);
     }
@@ -291,7 +294,7 @@
     const select = $("hints-piece");
     if (![...select.options].some((o) => o.value === component)) {
       const name = (table.page.names || {})[component];
-      select.append(el("option", { value: component }, name && name !== component ? `${name} (${component})` : component));
+      select.append(el("option", { value: component }, name || "the piece held up"));
     }
     select.value = component;
     root.dataset.held = component;
