@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from companion.cli import main
 from scoring import find_game
 from scoring.hints import find_hints
+from tests.plain_words import faults
 
 
 def data_file(game: str, name: str) -> Path:
@@ -30,8 +31,9 @@ def test_cli_lists_the_spots_best_first(capsys: pytest.CaptureFixture[str]) -> N
     code, out, err = run(capsys, "hints", state, "T076", "--player", "yellow")
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0] == "Habitats: where can T076 go? (Yellow)"
+    assert lines[0] == "Habitats: where can Forest flower go? (Yellow)"
     assert lines[1].split()[:2] == ["1.", "+6"] and "animals +5, flowers +1" in lines[1]
+    assert "Yellow's park, " in lines[1] and all(not faults(line, "habitats") for line in lines)
     assert len(lines) == 1 + 12
 
 
@@ -118,6 +120,8 @@ def test_api_hints_on_the_accepted_state(client: FlaskClient, token: str) -> Non
     assert r.status_code == 200
     doc = r.get_json()
     assert "spots" not in doc and any(c["id"] == "DOUGFIR" for c in doc["holdable"])
+    fir = next(c for c in doc["holdable"] if c["id"] == "DOUGFIR")
+    assert fir["label"] == fir["name"] == "Douglas Fir"  # the printed name alone: no other card bears it
     doc = client.get(f"/api/plays/{play}/hints?player=a&component=DOUGFIR").get_json()
     assert doc["best"] == 3 and len(doc["spots"]) == 10 and doc["based_on"] == 1
     at = json.dumps({"cell": doc["spots"][0]["placement"]["cell"], "rotation": 2})
