@@ -392,20 +392,28 @@ def board_space(state: BoardState, placement: Placement) -> dict[str, Any] | Non
 COMPASS: dict[tuple[int, int], str] = {(0, -1): "north", (1, 0): "east", (0, 1): "south", (-1, 0): "west"}
 
 
-def grid_nearby(state: BoardState, area: str, cell: tuple[int, int], words: Words) -> str:
+def grid_nearby(
+    state: BoardState, area: str, cell: tuple[int, int], words: Words, sides: Mapping[tuple[int, int], str] | None = None
+) -> str:
     """Where an empty grid cell lies among the pieces around it: ``north of Owl and west of Kudu``.
 
     Players find a place by what lies beside it, never by coordinates; empty when nothing does.
     """
-    return join_and(grid_sides(state, area, cell, words))
+    return join_and(grid_sides(state, area, cell, words, sides))
 
 
-def grid_sides(state: BoardState, area: str, cell: tuple[int, int], words: Words) -> list[str]:
-    """``["north of Owl", "west of Kudu"]``: each piece lying beside a grid cell, by the side it touches."""
+def grid_sides(
+    state: BoardState, area: str, cell: tuple[int, int], words: Words, sides: Mapping[tuple[int, int], str] | None = None
+) -> list[str]:
+    """``["north of Owl", "west of Kudu"]``: each piece lying beside a grid cell, by the side it touches.
+
+    ``sides`` words each step where the game has better words than the compass (``on Ana's side of``).
+    """
+    sides = sides or {}
     at = {p.cell: p.component for p in state.in_area(area) if p.on is None and isinstance(p.cell, tuple)}
     parts = []
     for (dx, dy), word in COMPASS.items():
         found = at.get((cell[0] - dx, cell[1] - dy))
         if found is not None:
-            parts.append(f"{word} of {words.name(found)}")
+            parts.append(f"{sides.get((dx, dy), word + ' of')} {words.name(found)}")
     return parts

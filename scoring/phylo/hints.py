@@ -19,6 +19,13 @@ from .table import affected_by, build_table, cells_in_reach, neighbours, owner_o
 from ..words import Words
 
 TABLE = "table"
+#: The step on the table towards each seat (seat 0 sits south, 1 north, 2 west, 3 east).
+TOWARDS_SEAT = {0: (0, 1), 1: (0, -1), 2: (-1, 0), 3: (1, 0)}
+
+
+def _sides(state: BoardState, words: Words) -> dict[tuple[int, int], str]:
+    """Sides of a card by who sits there: ``on Ana's side of``; an empty seat's side by the compass."""
+    return {TOWARDS_SEAT[p.seat]: f"on {words.player(p.id)}'s side of" for p in state.players if p.seat in TOWARDS_SEAT}
 
 
 def _leaving(state: BoardState, card: str) -> list[Change]:
@@ -43,8 +50,8 @@ def _species_place(state: BoardState, card: str, player: str, cell: tuple[int, i
         label = f"on {words.name(replaces)}, invading it, {facing}"
         key += f" invades {replaces}"
     else:
-        near = grid_nearby(state, TABLE, cell, words)
-        label = f"on the table, {near or 'touching no card'}, {facing}"
+        near = grid_nearby(state, TABLE, cell, words, _sides(state, words))
+        label = f"{near}, {facing}" if near else f"on the table, touching no card, {facing}"
     return Place(key, label, tuple(changes), (("active", player), ("events", [])))
 
 

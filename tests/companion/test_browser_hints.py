@@ -18,6 +18,8 @@ import pytest
 
 from companion.app import create_app
 
+from tests.plain_words import faults
+
 from .test_browser import _serve, page_in, poll
 
 pytestmark = pytest.mark.browser
@@ -40,9 +42,9 @@ def shoot(page: Any, name: str) -> None:
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 
-def start_phylo(page: Any, server: str) -> None:
+def start_sample(page: Any, server: str, game: str) -> None:
     page.goto(server + "/")
-    page.click('form[action="/try/phylo"] button')
+    page.click(f'form[action="/try/{game}"] button')
     page.wait_for_url("**/table?sample=0")
     poll(page, "() => document.getElementById('still').naturalWidth > 0")
     page.wait_for_selector("#proposal:not([hidden])", timeout=60_000)
@@ -71,7 +73,7 @@ def disc_pixels(page: Any) -> int:
 
 def test_where_can_this_go(server: str, laptop: Any) -> None:
     page = laptop
-    start_phylo(page, server)
+    start_sample(page, server, "phylo")
     assert page.is_hidden("#hints-panel")
     assert discs(page) == 0, "off by default: nothing drawn"
     toggles = page.locator(".hints-toggle")
@@ -87,7 +89,7 @@ def test_where_can_this_go(server: str, laptop: Any) -> None:
     assert first.startswith("+3") and "species +3" in first
     assert discs(page) >= 5, "spots are drawn on the photo"
     assert disc_pixels(page) > 2000
-    shoot(page, "hints-table")
+    shoot(page, "hints-phylo")
     # tap the best spot's disc: explained with its points
     spots.nth(0).click()
     poll(page, "() => !document.getElementById('hints-explain').hidden")
@@ -116,3 +118,31 @@ def test_where_can_this_go(server: str, laptop: Any) -> None:
     toggles.nth(1).click()
     assert page.is_hidden("#hints-panel")
     assert discs(page) == 0
+
+
+@pytest.mark.parametrize("viewport", [{"width": 960, "height": 900}, {"width": 390, "height": 844}], ids=["laptop", "phone"])
+def test_hints_speak_players_words(server: str, viewport: dict[str, int]) -> None:
+    """Habitats' sample: Red's pick list shows printed names alone (no ids), each spot says
+    whose park and which tiles it lies beside, never coordinates; a tapped spot says the same."""
+    for page in page_in(viewport):
+        start_sample(page, server, "habitats")
+        page.locator(".hints-toggle", has_text="Red").click()
+        poll(page, "() => document.querySelectorAll('#hints-piece option').length > 1")
+        options = page.eval_on_selector_all("#hints-piece option", "os => os.map((o) => [o.value, o.textContent])")
+        assert ["T002", "Impala"] in options, "the printed name alone, the id only as the value"
+        assert all(not faults(text, "habitats") for _, text in options)
+        page.select_option("#hints-piece", "T002")
+        poll(page, "() => document.querySelectorAll('#hints-list li').length > 0")
+        labels = page.eval_on_selector_all("#hints-list li", "ls => ls.map((l) => l.textContent)")
+        assert len(labels) >= 5 and all("Red's park, " in text for text in labels)
+        assert [text for text in labels if faults(text, "habitats")] == []
+        market = page.eval_on_selector_all("#hints-market li", "ls => ls.map((l) => l.textContent)")
+        assert [text for text in market if faults(text, "habitats")] == []
+        page.locator("#hints-list li").nth(0).click()
+        poll(page, "() => !document.getElementById('hints-explain').hidden")
+        assert "Red's park, " in (page.text_content("#hints-explain") or "")
+        if viewport["width"] < 600:
+            page.locator("#hints").scroll_into_view_if_needed()
+            shoot(page, "hints-phone")
+        else:
+            shoot(page, "hints-table")

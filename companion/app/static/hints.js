@@ -176,13 +176,14 @@
   }
 
   // -- lists and explanations -----------------------------------------------------------------
+  const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);   // a label begins a line
   const gainsText = (s) => (s.gains || []).map((g) => `${g.rule} ${g.points >= 0 ? "+" : ""}${g.points}`).join(", ") || "no points now";
 
   function showList() {
     const list = $("hints-list"); clear(list);
     for (const spot of (answer && answer.spots) || []) {
       const li = el("li", { "data-key": spot.key });
-      li.append(el("span", { class: "pts" }, `${spot.total >= 0 ? "+" : ""}${spot.total}`), spot.label,
+      li.append(el("span", { class: "pts" }, `${spot.total >= 0 ? "+" : ""}${spot.total}`), cap(spot.label),
         el("span", { class: "muted" }, ` (${gainsText(spot)})`));
       li.addEventListener("click", () => explainGroup(groups.find((g) => g.spots.includes(spot)) || { spots: [spot] }));
       list.append(li);
@@ -208,7 +209,7 @@
     if (!r.ok) { box.className = "hints-explain refused"; box.append(el("p", {}, (r.body && r.body.message) || "Cannot ask about that place.")); return; }
     const v = r.body.verdict;
     box.className = v.legal ? "hints-explain" : "hints-explain refused";
-    box.append(el("strong", {}, `${v.label}: ${v.legal ? "legal" : "not allowed"}`));
+    box.append(el("strong", {}, `${cap(v.label)}: ${v.legal ? "legal" : "not allowed"}`));
     if (v.legal) box.append(el("p", {}, `${v.total >= 0 ? "+" : ""}${v.total} (${gainsText(v)})`));
     for (const x of v.violations || []) box.append(el("p", { "data-code": x.code }, x.message));
   }
