@@ -183,6 +183,62 @@ def test_a_card_on_a_prey_that_is_not_placed_is_not_placed_either() -> None:
     assert {"GECKO-1", "SERPEAGLE-1"} <= named
 
 
+def test_a_predator_on_no_read_card_is_reported_not_made_the_bottom_of_a_chain() -> None:
+    # A secondary or apex animal always lies on its prey (the rules stack it there and prey is
+    # never taken away): read on no card, its prey was not read. GECKO-1 lies alone beside the
+    # legend, SERPEAGLE-1 on it; a primary animal alone (ANT-1) starts a chain of its own.
+    from tests.plain_words import faults
+
+    legend = located("borneo", "LEGEND-1", 0.0, 0.0)
+    gecko = located("borneo", "GECKO-1", 120.0, 30.0, 2.0)
+    eagle = located("borneo", "SERPEAGLE-1", *on_face(gecko, 31.5, 44.0 + 30.0), 2.0)
+    ant = located("borneo", "ANT-1", 200.0, 0.0)
+    result = _read(legend, gecko, eagle, ant, players=(Player("ann", "Ann", "", 0),))  # type: ignore[arg-type]
+    got = {p.placement.component: p.placement for p in result.placed}
+    assert got["ANT-1"] == Placement("ANT-1", "earned:ann")
+    assert not {"GECKO-1", "SERPEAGLE-1"} & set(got)
+    said = {p.components: p for p in result.problems}
+    assert said[("GECKO-1",)].code == "layout/fan_unread"
+    assert "secondary consumer" in said[("GECKO-1",)].message and faults(said[("GECKO-1",)].message, "borneo") == []
+    assert said[("SERPEAGLE-1",)].code == "layout/fan_gap"  # on a card that is not placed
+    assert [u.area for u in result.unknown] == ["earned:ann"]  # the score sheet says it is not read in full
+    # Its prey's tag is looked for one fan step above its own (and two, three steps up).
+    tag = marker_layout("borneo", GAME.component_index["GECKO-1"]).tag.centre_mm  # type: ignore[attr-defined]
+    asks = [a.tag_mm for a in result.look_again if a.tag_mm is not None]
+    assert any(a == pytest.approx(on_face(gecko, tag[0], tag[1] - 30.0), abs=0.01) for a in asks)
+
+
+def test_a_second_card_on_one_prey_is_not_placed() -> None:
+    # A prey holds one card: of two cards fanned on MOTH-1 the nearer lies on it; the other lies
+    # on a card that was not read, so it is reported, not placed as the bottom of a chain.
+    legend = located("borneo", "LEGEND-1", 0.0, 0.0)
+    prey = located("borneo", "MOTH-1", 120.0, 0.0)
+    gecko = located("borneo", "GECKO-1", *on_face(prey, 31.5, 44.0 + 30.0))
+    spider = located("borneo", "SPIDER-1", *on_face(prey, 31.5 + 10.0, 44.0 + 32.0))
+    result = _read(legend, prey, gecko, spider, players=(Player("ann", "Ann", "", 0),))  # type: ignore[arg-type]
+    got = {p.placement.component: p.placement for p in result.placed}
+    assert got["GECKO-1"].on == "MOTH-1" and "SPIDER-1" not in got
+    assert ("layout/two_on_one", ("SPIDER-1", "MOTH-1")) in [(p.code, p.components) for p in result.problems]
+    assert [u.area for u in result.unknown] == ["earned:ann"]
+
+
+def test_a_predator_whose_prey_is_under_an_arm_is_reported_not_placed_on_nothing() -> None:
+    """An arm over the table hides Banded Linsang; Reticulated Python, fanned on it, is read. It
+    was placed as the bottom of a chain (a silently wrong chain): a python is an apex predator,
+    which always lies on its prey, so it is reported and the chain is not scored in full."""
+    from tests.rendering.conditions import render_condition
+
+    state = red_position()
+    scene = render_condition("borneo", state, condition="overlap", resolution=(1920, 1080), seed=1004).scene
+    assert "LINSANG-1" not in {p.component for p in scene.truth.placements}  # hidden in this frame
+    rec = recognise(scene.jpeg, "borneo", players=state.players)
+    v = judge(scene.truth, state, rec.state, scene.hidden)
+    assert v.wrong == [] and v.stray == []
+    assert rec.state.placement_of("PYTHON-1") is None
+    assert "PYTHON-1" in {c for p in rec.problems if p.code.value == "layout/fan_unread" for c in p.components}
+    assert any(u.area == "earned:red" for u in rec.state.unknown)
+
+
 def test_unread_cards_at_the_top_of_a_blurred_food_chain_are_read() -> None:
     # 76 cm, blurred: neither of the two cards fanned on top of player 1's termites decoded.
     # Where the next card's tag would show, the termites' face is as busy as the read markers

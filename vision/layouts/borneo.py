@@ -12,11 +12,9 @@ Rulings of this layout:
 - Each player's legend card marks their place at the table (area ``table``). Plant tiles off
   the platforms within ``HAND_MM`` of a legend are that player's hand; earned animal and plant
   cards lie within ``EARNED_MM`` of the player's legend.
-- Earned cards are fanned food chains: a predator lies on its prey shifted towards the prey
-  card's bottom edge, so the prey's top band (name and tag) stays visible. A card lying on
-  another card of the same player, shifted down by ``FAN_MIN_MM`` up to a card's height and
-  at most ``FAN_SIDE`` of a card's width sideways, lies ``on`` it; of several such cards the
-  nearest is the one beneath. Partly covered cards are named by whichever marker shows.
+- Earned cards are fanned food chains, each card on the card it eats (``borneo_chains``): a
+  card that may lie on a card that was not read, such as a secondary or apex animal on no read
+  card, is reported and not placed. Partly covered cards are named by whichever marker shows.
 - Animal, plant and ability cards near no legend, lying apart (not fanned) within
   ``GALLERY_MM`` of a platform, are the gallery; any other card near no legend is reported,
   not placed (its player's legend may be out of view). Global bonus cards are area
@@ -36,7 +34,6 @@ import numpy as np
 
 from scoring import find_game
 from scoring.borneo.game import Area
-from scoring.markers import marker_layout
 from scoring.model import BoardState, Placement, Player, UnknownPlace
 from scoring.words import Words
 
@@ -51,22 +48,19 @@ from . import (
     Problem,
     TablePose,
     TableView,
-    probe_all,
 )
 from .anchored import (
-    EDGE_MM,
     SPACE_TRUST,
-    face_xy,
     holder,
     nearest,
     pose_at,
-    quick_face_xy,
     seat_players,
     space_centre,
     space_hit,
     steps_from,
-    table_points,
 )
+from .borneo_chains import FAN_MM, UNREAD_RUN, beside_look, fanned_on, look_along, place_chains, stacks
+from .borneo_chains import beside as beside_spots
 from .spaces import (
     Spot,
     busy_spots,
@@ -90,26 +84,6 @@ HAND_MM = 250.0
 EARNED_MM = 400.0
 #: Gallery cards lie this close to a platform's edge.
 GALLERY_MM = 250.0
-#: A card lying on another is shifted down by at least this much (and less than a card's height).
-FAN_MIN_MM = 8.0
-#: ...and sideways by at most this fraction of a card's width.
-FAN_SIDE = 0.3
-#: ...and turned by at most this many degrees.
-FAN_TURN_DEG = 25.0
-#: Arranging: how far each card of a chain lies below the one it is stacked on.
-FAN_MM = 30.0
-#: A card fanned further than this below the card under it leaves room for a card between
-#: them whose marker was not read: the stack is reported, not guessed.
-FAN_GAP_MM = 1.5 * FAN_MM
-#: Unread cards of a chain looked for above a card fanned below something unread (or below a
-#: card with something unread fanned on it): a chain rarely hides more in a row.
-_UNREAD_RUN = 3
-#: Chains lie side by side: the next chain's cards lie this far (edge to edge) beside a card...
-BESIDE_GAP_MM = 10.0
-#: ...give or take (the probes across the gap, and how far a look searches about its tag).
-_BESIDE_PROBES = tuple((float(dx), 0.0) for dx in (-8, 0, 8, 16))
-_BESIDE_MIRRORED = tuple((-dx, dy) for dx, dy in _BESIDE_PROBES)
-_BESIDE_REACH_MM = 16.0
 #: Where a plant tile's tag and QR code lie from its centre (13 mm either side), whichever
 #: sixth turn it lies in: the squares probed on a free slot for a tile that was not read.
 _TILE_RING = tuple(
@@ -215,100 +189,8 @@ def arrange(state: BoardState) -> Mapping[str, TablePose]:
 # -- reading (scanner) ---------------------------------------------------------------------
 
 
-def _stacks(cards: list[Located]) -> tuple[dict[str, str], list[Problem], list[tuple[Located, float]]]:
-    """Which earned card lies on which: the nearest card it is fanned down from; and the gaps,
-    each the card under a gap and how far below it the next read card lies."""
-    below: dict[str, tuple[float, Located]] = {}
-    for top in cards:
-        for base in cards:
-            if base is top:
-                continue
-            w, h = base.component.size_mm
-            qx, qy = quick_face_xy(base, top.centre_mm)
-            if abs(qx - w / 2) > FAN_SIDE * w + EDGE_MM or not FAN_MIN_MM - EDGE_MM <= qy - h / 2 < h + EDGE_MM:
-                continue  # clearly not fanned down from this card
-            fx, fy = face_xy(base, top.centre_mm)
-            shift = fy - h / 2
-            turn = abs(((top.angle_deg - base.angle_deg) + 180.0) % 360.0 - 180.0)
-            if abs(fx - w / 2) <= FAN_SIDE * w and FAN_MIN_MM <= shift < h and turn <= FAN_TURN_DEG:
-                best = below.get(top.component.id)
-                if best is None or shift < best[0]:
-                    below[top.component.id] = (shift, base)
-    on: dict[str, str] = {}
-    problems: list[Problem] = []
-    gaps: list[tuple[Located, float]] = []
-    supported: dict[str, str] = {}
-    for top_id, (shift, base) in sorted(below.items(), key=lambda kv: kv[1][0]):
-        if shift > FAN_GAP_MM:
-            problems.append(Problem(ProblemCode.FAN_GAP, f"{_W.name(top_id)} lies {shift:.0f} mm below {base.component.name}: a card between them may not have been read; {_W.name(top_id)} is not placed", (top_id, base.component.id), (base.image_centre,)))
-            gaps.append((base, shift))
-            on[top_id] = ""
-            continue
-        other = supported.get(base.component.id)
-        if other is not None:
-            problems.append(Problem(ProblemCode.TWO_ON_ONE, f"{_W.name(top_id)} and {_W.name(other)} both lie on {base.component.name}; {_W.name(top_id)} is read as lying on nothing", (top_id, base.component.id), (base.image_centre,)))
-            continue
-        supported[base.component.id] = top_id
-        on[top_id] = base.component.id
-    return on, problems, gaps
-
-
-def _band_texture(view: TableView, cards: list[Located], *, inside: bool) -> float:
-    """Median texture of a band across the top of the cards' faces (``inside``: the printed top
-    band, the reference) or just above their top edges (where the card a fanned card lies on
-    shows its top band)."""
-    values = _band_textures(view, cards, inside=inside)
-    return float(np.median(values)) if values else 0.0
-
-
-def _band_textures(view: TableView, cards: list[Located], *, inside: bool) -> list[float]:
-    """Each card's band texture (see ``_band_texture``), all probed at once."""
-    if view.texture is None or not cards:
-        return []
-    y0, y1 = (4.0, 24.0) if inside else (-24.0, -4.0)
-    bands = [np.array(table_points(card, ((0.2 * w, y0), (0.8 * w, y0), (0.8 * w, y1), (0.2 * w, y1))))
-             for card in cards for w in (card.component.size_mm[0],)]
-    return probe_all(view.texture, bands)
-
-
-def _tag_centre(card: Located) -> tuple[float, float] | None:
-    """Where a card's tag lies on its upright face (None for a card without a marker layout)."""
-    try:
-        x, y = marker_layout(GAME_ID, card.component).tag.centre_mm
-    except Exception:  # noqa: BLE001 - any card the marker geometry does not know
-        return None
-    return float(x), float(y)
-
-
-def _fanned_on(view: TableView, cards: list[Located], covered_ids: set[str], area: str) -> list[Spot]:
-    """Where the tag of a card fanned onto each earned card would show (one fan step below the
-    card's own tag, a plain part of its face): busy there means an unread card lies on it."""
-    out = []
-    for card in cards:
-        if card.component.id in covered_ids:
-            continue
-        tag = _tag_centre(card)
-        if tag is None:  # a card without a marker layout is not probed
-            continue
-        out.append(Spot(card, tag[0], tag[1] + FAN_MM, area, 6.0))
-    return out
-
-
 def _report(problems: list[Problem], code: ProblemCode, loc: Located, message: str) -> None:
     problems.append(Problem(code, f"{loc.component.name} {message}; not placed", (loc.component.id,), (loc.image_centre,)))
-
-
-def _look_along(again: list[LookAgain], card: Located, steps: range) -> None:
-    """Ask the scanner to read the cards that would lie these fan steps down from ``card``
-    (up when negative): cards of a chain whose markers were not read. Each card's tag is
-    searched where it would show, half a step either way; a tag read already is not read again."""
-    w, h = card.component.size_mm
-    tx, ty = _tag_centre(card) or (w / 2, h / 2)  # without a marker layout: its centre
-    for k in steps:
-        centre = card.face_point(w / 2, h / 2 + k * FAN_MM)
-        tag = card.face_point(tx, ty + k * FAN_MM)
-        again.append(LookAgain((float(centre[0]), float(centre[1])), card.component.size_mm, FAN_MM / 2, card.angle_deg,
-                               (float(tag[0]), float(tag[1]))))
 
 
 def read(view: TableView) -> LayoutResult:
@@ -423,7 +305,7 @@ def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: lis
         _report(problems, ProblemCode.NOT_READ, card, "is a card the table layout does not place (a deck or discard card?)")
     # The gallery lies beside the jungle, one card apart from the next: a card far from every
     # platform, or fanned with others (a food chain whose legend is out of view), is not guessed.
-    fanned, _, _ = _stacks(gallery)
+    fanned, _, _ = stacks(gallery)
     in_fan = set(fanned) | {base for base in fanned.values() if base}
     for card in gallery:
         _, dist = nearest(platforms, card.centre_mm)
@@ -434,87 +316,23 @@ def _cards(view: TableView, draft: Draft, again: list[LookAgain], platforms: lis
     chain_gaps: list[Spot] = []
     beside: list[Spot] = []
     for pid, cards in earned.items():
-        on, found, gaps = _stacks(cards)
-        problems.extend(found)
-        for base, shift in gaps:  # the unread cards of a gap lie a fan step apart below its base
-            _look_along(again, base, range(1, max(2, round(shift / FAN_MM))))
-        reference = _band_texture(view, cards, inside=True)
-        tops = [c for c in cards if c.component.id not in on] if reference > 0 else []
-        above = dict(zip((c.component.id for c in tops), _band_textures(view, tops, inside=False)))
-        chain: list[Located] = []
-        for card in cards:
-            if on.get(card.component.id) == "":
-                continue
-            if card.component.id in above and above[card.component.id] > 0.6 * reference:
-                problems.append(Problem(ProblemCode.FAN_GAP, f"{card.component.name} lies fanned below something printed that was not read (a card of the chain?); not placed", (card.component.id,), (card.image_centre,)))
-                unknown.append(UnknownPlace(EARNED + pid))
-                _look_along(again, card, range(-1, -_UNREAD_RUN - 1, -1))
-                continue
-            chain.append(card)
-        # A card on a prey that is not placed is not placed either (up the whole chain).
-        kept = {c.component.id for c in chain}
-        while unsure := [c for c in chain if on.get(c.component.id) and on[c.component.id] not in kept]:
-            for card in unsure:
-                problems.append(Problem(ProblemCode.FAN_GAP, f"{card.component.name} lies on {_W.name(on[card.component.id])}, which is not placed; not placed", (card.component.id,), (card.image_centre,)))
-                kept.discard(card.component.id)
-            chain = [c for c in chain if c.component.id in kept]
-        for card in chain:
-            placed.append(Placed(Placement(card.component.id, EARNED + pid, None, 0, True, on.get(card.component.id)), card))  # type: ignore[arg-type]
-        chain_gaps += _fanned_on(view, cards, set(on.values()), EARNED + pid)
+        on = place_chains(view, draft, again, cards, EARNED + pid)
+        chain_gaps += fanned_on(cards, set(on.values()), EARNED + pid)
         legend = next(c for c in seated if by_legend[c.component.id].id == pid)
-        beside += _beside(view, cards, legend, EARNED + pid)
+        beside += beside_spots(view, cards, legend, EARNED + pid)
     for legend in seated:
         if by_legend[legend.component.id].id not in earned:
-            beside += _beside(view, [legend], legend, EARNED + by_legend[legend.component.id].id)
+            beside += beside_spots(view, [legend], legend, EARNED + by_legend[legend.component.id].id)
     card_reference = partial(marker_texture, view, [c for cards in earned.values() for c in cards], 6.0)
     placed_ids = {p.placement.component for p in placed}
     for spot in busy_spots(view, chain_gaps, card_reference):
         below = spot.holder.component.id
         unknown.append(UnknownPlace(str(spot.key), None, below if below in placed_ids else None))
         problems.append(Problem(ProblemCode.FAN_UNREAD, f"a card lies fanned on {_W.name(below)} that could not be read; that food chain is not scored in full", (), (image_point(spot),)))
-        _look_along(again, spot.holder, range(1, _UNREAD_RUN + 1))
+        look_along(again, spot.holder, range(1, UNREAD_RUN + 1))
     beside_reference = partial(marker_texture, view, [c for cards in earned.values() for c in cards] + seated, 6.0)
     for spot in busy_spots(view, beside, beside_reference):
-        cw, ch, tx, ty = _card_shape()
-        right = spot.probes is _BESIDE_PROBES
-        centre = spot.holder.face_point(spot.x_mm - tx + cw / 2, spot.y_mm - ty + ch / 2)  # the neighbour's middle
-        tag = spot.holder.face_point(spot.x_mm + (4.0 if right else -4.0), spot.y_mm)  # the probes' middle
-        again.append(LookAgain((float(centre[0]), float(centre[1])), (cw, ch), _BESIDE_REACH_MM, spot.holder.angle_deg,
-                               (float(tag[0]), float(tag[1]))))
-
-
-@cache
-def _card_shape() -> tuple[float, float, float, float]:
-    """An earned card's face size and where its tag's centre lies on it (every animal and plant
-    card prints its tag at the same place)."""
-    card = next(c for c in find_game(GAME_ID).component_index.values() if c.kind == "card")  # type: ignore[attr-defined]
-    x, y = marker_layout(GAME_ID, card).tag.centre_mm
-    return float(card.size_mm[0]), float(card.size_mm[1]), float(x), float(y)
-
-
-def _beside(view: TableView, holders: list[Located], legend: Located, area: str) -> list[Spot]:
-    """Where the tag of a card laid beside these faces (earned cards, or the player's legend card,
-    top edges in line), a gap away to either side, would show, unless a read face lies there: a
-    whole chain whose markers did not decode leaves no quad, and nothing else points at it. Each
-    place is given on the legend's face (chains lie square to it), whose plain print is what
-    "nothing here" looks like: a card's own lower part is covered by the cards fanned on it."""
-    faces = [c for c in view.located if not c.component.spaces]
-    cw, _, tx, ty = _card_shape()
-    out = []
-    for holder in holders:
-        w = holder.component.size_mm[0]
-        for x, probes in ((w + BESIDE_GAP_MM + tx, _BESIDE_PROBES), (tx - cw - BESIDE_GAP_MM, _BESIDE_MIRRORED)):
-            xy = holder.face_point(x, ty)
-            if not any(_on_face(f, xy) for f in faces):
-                lx, ly = legend.to_face(xy[None])[0]
-                out.append(Spot(legend, float(lx), float(ly), area, 6.0, probes))
-    return out
-
-
-def _on_face(loc: Located, xy: np.ndarray) -> bool:
-    fx, fy = loc.to_face(xy[None])[0]
-    w, h = loc.component.size_mm
-    return bool(0 <= fx <= w and 0 <= fy <= h)
+        again.append(beside_look(spot))
 
 
 def _unread_slots(view: TableView, draft: Draft, platforms: list[Located]) -> None:
