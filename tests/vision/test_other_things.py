@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from functools import cache
+from itertools import combinations
 
 import cv2
 import numpy as np
@@ -18,6 +19,7 @@ from scoring import find_game, games
 from scoring.model import BoardState
 from vision import recognise, sample_photo
 from tests.rendering.conditions import HardScene, render_condition
+from vision.config import RecogniseConfig
 from vision.identify import MarkRole, catalog_for
 from vision.problems import ProblemCode
 
@@ -36,6 +38,29 @@ def test_a_tag_only_component_has_a_tag_id_no_other_game_prints() -> None:
             if mark.role is MarkRole.TAG and mark.component.id not in cat.qr_marks and len(users[tag]) > 1:
                 shared.append((game.id, mark.component.id, tag, sorted(users[tag])))
     assert shared == []
+
+
+#: Two games may print one tag id only at sizes this far apart. A tag printed d mm larger or
+#: smaller than this game's sits about d / sqrt(2) mm off its printed corners on the fitted table
+#: (1.8 mm here), clear of ``shared_tag_mm`` (1.0 mm), within which this game's own tags lie.
+SHARED_TAG_GAP_MM = 2.5
+
+
+def test_games_print_a_shared_tag_id_only_at_sizes_the_scanner_tells_apart() -> None:
+    """A tag read alone whose id another game prints too is refused only when it does not sit
+    on the table as this game's print of that id would: the two prints must differ in size."""
+    sizes: dict[int, dict[str, set[float]]] = defaultdict(lambda: defaultdict(set))
+    for game in games():
+        for tag, mark in catalog_for(game.id).by_tag.items():
+            sizes[tag][game.id].add(mark.size_mm)
+    assert RecogniseConfig().shared_tag_mm < SHARED_TAG_GAP_MM / 2 ** 0.5 - 0.5
+    close = []
+    for tag, by_game in sorted(sizes.items()):
+        for a, b in combinations(sorted(by_game), 2):
+            gap = min(abs(x - y) for x in by_game[a] for y in by_game[b])
+            if gap < SHARED_TAG_GAP_MM:
+                close.append((tag, a, sorted(by_game[a]), b, sorted(by_game[b])))
+    assert close == []
 
 
 def _state(game_id: str) -> BoardState:
