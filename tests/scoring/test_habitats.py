@@ -171,7 +171,7 @@ def test_component_summary() -> None:
     kinds = Counter(c.kind for c in comps)
     assert kinds == {"tile": 113, "entrance": 5, "figure": 5, "marker": 5, "goal": 9, "board": 1}
     index = GAME.component_index
-    assert index["T001"].tag == 0 and index["T112"].tag == 111 and index["E-RED"].tag == 120
+    assert index["T001"].tag == 0 and index["T112"].tag == 576 and index["E-RED"].tag == 545
     assert index["T053"].lines[:3] == ("Hippo", "5 vp", "needs 1 grassland, 1 dryland, 2 water in adjacent areas")
     assert index["T094"].lines[2] == "roads: E S"
     for c in comps:

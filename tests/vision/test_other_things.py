@@ -115,10 +115,11 @@ def test_curled_cards_are_read_where_they_lie() -> None:
     assert not [p for p in rec.problems if p.code is ProblemCode.OFF_PLANE]
 
 
-@pytest.mark.parametrize(("game_id", "seed"), [("habitats", 1000), ("borneo", 1002)])
+@pytest.mark.parametrize(("game_id", "seed"), [("habitats", 1009), ("borneo", 1008)])
 def test_another_games_tile_with_a_shared_tag_is_reported_not_read(game_id: str, seed: int) -> None:
-    """Another game's tile whose QR code did not decode shows a tag id this game prints too
-    (Borneo T38's tag is Habitats T078's; a Habitats tile's is a BIOME Borneo platform anchor).
+    """Another game's component whose QR code did not decode shows a tag id this game prints too
+    (a 23 mm BIOME Borneo card's tag is a 20 mm anchor of the Habitats score track; a Habitats
+    tile's is Borneo tile T41's, printed 2.5 mm larger; a Biomos card's is Borneo's CICADA-4).
     It is not read as this game's component: it is reported where it lies, and nothing of this
     game's reading changes."""
     hard = _scene(game_id, "other games", seed)
