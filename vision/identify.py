@@ -434,6 +434,11 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
     )
 
 
+def _only_ours(s: Sighting, game_id: str) -> bool:
+    """Read by its code, or by tag ids no other game uses (a steep view may decode no code)."""
+    return any(m.role is MarkRole.QR for m in s.marks) or all(_tag_owner(d.tag_id or -1) == game_id for d in s.detections)
+
+
 def _of_another_game(f: Foreign, game_id: str) -> bool:
     """A marker another game prints: its component's code, or a tag id that only it uses."""
     if f.detection.kind is MarkerKind.QR:
@@ -551,13 +556,12 @@ def _tags_of_another_game(
 
     A tag-only sighting is not trusted when it lies on the face of another game's component
     whose QR code was read, or when the frame shows three or more codes of other games and
-    none of this one (the photo is most likely of another game's table).
+    nothing only this game prints (the photo is most likely of another game's table).
     """
     faces = _other_game_faces(foreign)
     if not faces:
         return []
-    own_codes = sum(1 for s in sightings if any(m.role is MarkRole.QR for m in s.marks))
-    wrong_table = own_codes == 0 and len(faces) >= 3
+    wrong_table = len(faces) >= 3 and not any(_only_ours(s, catalog.game) for s in sightings)
     out: list[Disagreement] = []
     for s in sightings:
         if id(s) in rejected or any(m.role is not MarkRole.TAG for m in s.marks):

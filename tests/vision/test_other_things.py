@@ -78,7 +78,7 @@ def _inside(points: list[tuple[float, float]], hard: HardScene) -> list[tuple[fl
                                      for o in hard.others)]
 
 
-@pytest.mark.parametrize(("game_id", "seed"), [("habitats", 1000), ("rainforest", 1001)])
+@pytest.mark.parametrize(("game_id", "seed"), [("habitats", 1000), ("rainforest", 1001), ("rainforest", 1004)])
 def test_other_games_components_change_nothing_and_are_named(game_id: str, seed: int) -> None:
     hard = _scene(game_id, "other games", seed)
     assert hard.base is not None and any(o.kind.startswith("game:") for o in hard.others)
