@@ -183,7 +183,7 @@ def _tag_games(tag: int) -> int:
 
 
 @cache
-def _tag_owner(tag: int) -> str | None:
+def _tag_owner(tag: int | None) -> str | None:
     """The one game that prints this tag id, if only one does (tag-only tokens have ids of
     their own across games, so a token of another game is named as such)."""
     from scoring import games
@@ -436,7 +436,7 @@ def identify(detections: Iterable[Detection], catalog: Catalog) -> Identified:
 
 def _only_ours(s: Sighting, game_id: str) -> bool:
     """Read by its code, or by tag ids no other game uses (a steep view may decode no code)."""
-    return any(m.role is MarkRole.QR for m in s.marks) or all(_tag_owner(d.tag_id or -1) == game_id for d in s.detections)
+    return any(m.role is MarkRole.QR for m in s.marks) or all(_tag_owner(d.tag_id) == game_id for d in s.detections)
 
 
 def _of_another_game(f: Foreign, game_id: str) -> bool:
