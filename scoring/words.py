@@ -27,8 +27,8 @@ def join_and(items: Iterable[str]) -> str:
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:
-    """``1 tile``, ``2 tiles``."""
-    return f"{n} {one if n == 1 else (many or one + 's')}"
+    """``1 tile``, ``2 tiles``, ``-1 point``."""
+    return f"{n} {one if abs(n) == 1 else (many or one + 's')}"
 
 
 @cache

@@ -15,6 +15,7 @@ from typing import Any
 
 from scoring.model import Game, Player
 from scoring.score_pad import ScorePad, score_pad
+from scoring.words import plural
 
 #: Printed shapes players should never have to read: arrows and grid coordinates.
 _ARROW = re.compile(r"\s*(->|→)\s*")
@@ -35,10 +36,6 @@ def _subject(line: Mapping[str, Any], names: Mapping[str, str]) -> str | None:
     return names.get(ids[0])
 
 
-def _points(n: int) -> str:
-    return f"{n} point" if abs(n) == 1 else f"{n} points"
-
-
 def plain_line(line: Mapping[str, Any], names: Mapping[str, str]) -> str:
     """One line of the sheet as a player says it: what scored and how much, no codes. The
     subject is the name of the component the line is about, else the evidence's opening words."""
@@ -54,7 +51,7 @@ def plain_line(line: Mapping[str, Any], names: Mapping[str, str]) -> str:
     if points == 0:  # "why nothing?": the sheet's reason, coordinates left out
         why = _reason(evidence)
         return f"{subject}: nothing scored ({why})" if why else f"{subject}: nothing scored"
-    return f"{subject}: {_points(points)}"
+    return f"{subject}: {plural(points, 'point')}"
 
 
 def _reason(evidence: str) -> str:
